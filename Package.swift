@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "preferences",
+    products: [
+        .library(name: "PrefsPlist", targets: ["PrefsPlist"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPrefsXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPrefsSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "PrefsPlist",
+            dependencies: ["CPrefsXML2"]
+        ),
+        .target(
+            name: "PrefsTestSupport",
+            dependencies: ["PrefsPlist"]
+        ),
+        .testTarget(
+            name: "PrefsPlistTests",
+            dependencies: ["PrefsPlist", "PrefsTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

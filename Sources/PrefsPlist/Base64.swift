@@ -1,0 +1,83 @@
+/// Standard base64 (RFC 4648, with padding), as XML `<data>` and GNUstep `<[…]>` use it.
+enum Base64 {
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// 0–63 for alphabet bytes, 64 for `=`, 0xFE for white space, 0xFF for anything else.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        table[Int(UInt8(ascii: "="))] = 64
+        for space in [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0B, 0x0C] {
+            table[Int(space)] = 0xFE
+        }
+        return table
+    }()
+
+    /// Appends the base64 text of `bytes` to `output`.
+    static func encode(_ bytes: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        var index = 0
+        let count = bytes.count
+        output.reserveCapacity(output.count + (count + 2) / 3 * 4)
+        while index + 3 <= count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output.append(alphabet[Int(chunk >> 18)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+            output.append(alphabet[Int(chunk >> 6 & 63)])
+            output.append(alphabet[Int(chunk & 63)])
+            index += 3
+        }
+        let remaining = count - index
+        if remaining > 0 {
+            let chunk = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            output.append(alphabet[Int(chunk >> 18)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+            output.append(remaining == 2 ? alphabet[Int(chunk >> 6 & 63)] : UInt8(ascii: "="))
+            output.append(UInt8(ascii: "="))
+        }
+    }
+
+    /// The base64 text of `bytes`.
+    static func encode(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        bytes.withUnsafeBytes { encode($0, into: &output) }
+        return output
+    }
+
+    /// Decodes base64 text, skipping white space anywhere. Padding is optional; after padding only
+    /// white space may follow. Returns `nil` for any other character or a dangling single symbol.
+    static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count / 4 * 3)
+        var accumulator: UInt32 = 0
+        var pending = 0
+        var sawPadding = false
+        for byte in text {
+            let symbol = decodeTable[Int(byte)]
+            if symbol == 0xFE { continue }
+            if symbol == 0xFF { return nil }
+            if symbol == 64 {
+                sawPadding = true
+                continue
+            }
+            if sawPadding { return nil }
+            accumulator = accumulator << 6 | UInt32(symbol)
+            pending += 1
+            if pending == 4 {
+                output.append(UInt8(truncatingIfNeeded: accumulator >> 16))
+                output.append(UInt8(truncatingIfNeeded: accumulator >> 8))
+                output.append(UInt8(truncatingIfNeeded: accumulator))
+                accumulator = 0
+                pending = 0
+            }
+        }
+        switch pending {
+        case 0: break
+        case 2: output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
+        case 3:
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
+        default: return nil
+        }
+        return output
+    }
+}

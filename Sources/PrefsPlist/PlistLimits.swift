@@ -1,0 +1,23 @@
+/// Bounds every reader enforces, so hostile input fails fast with an error naming the limit.
+public struct PlistLimits: Sendable, Hashable {
+    /// The largest input accepted, in bytes.
+    public var maxInputBytes: Int
+    /// The deepest nesting of arrays and dictionaries accepted.
+    public var maxDepth: Int
+    /// The most objects (values of any kind, containers included) accepted in one document.
+    public var maxObjectCount: Int
+
+    /// Creates limits.
+    /// - Parameters:
+    ///   - maxInputBytes: The largest input accepted, in bytes.
+    ///   - maxDepth: The deepest nesting accepted.
+    ///   - maxObjectCount: The most objects accepted.
+    public init(maxInputBytes: Int, maxDepth: Int, maxObjectCount: Int) {
+        self.maxInputBytes = maxInputBytes
+        self.maxDepth = maxDepth
+        self.maxObjectCount = maxObjectCount
+    }
+
+    /// Generous limits for files: 256 MiB, depth 512, 16 million objects.
+    public static let `default` = PlistLimits(maxInputBytes: 256 << 20, maxDepth: 512, maxObjectCount: 16 << 20)
+}
