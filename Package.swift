@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
     name: "preferences",
     products: [
-        .library(name: "PrefsPlist", targets: ["PrefsPlist"])
+        .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
+        .executable(name: "plutil", targets: ["plutil"]),
     ],
     targets: [
         .systemLibrary(
@@ -21,6 +22,10 @@ let package = Package(
             name: "PrefsPlist",
             dependencies: ["CPrefsXML2"]
         ),
+        .executableTarget(
+            name: "plutil",
+            dependencies: ["PrefsPlist"]
+        ),
         .target(
             name: "PrefsTestSupport",
             dependencies: ["PrefsPlist"]
@@ -28,6 +33,10 @@ let package = Package(
         .testTarget(
             name: "PrefsPlistTests",
             dependencies: ["PrefsPlist", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PrefsTestSupport", "plutil"]
         ),
     ],
     swiftLanguageModes: [.v6]

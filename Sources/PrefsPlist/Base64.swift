@@ -1,5 +1,5 @@
 /// Standard base64 (RFC 4648, with padding), as XML `<data>` and GNUstep `<[…]>` use it.
-enum Base64 {
+public enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// 0–63 for alphabet bytes, 64 for `=`, 0xFE for white space, 0xFF for anything else.
@@ -36,8 +36,10 @@ enum Base64 {
         }
     }
 
-    /// The base64 text of `bytes`.
-    static func encode(_ bytes: [UInt8]) -> [UInt8] {
+    /// The base64 text of `bytes`, padded, on one line.
+    /// - Parameter bytes: The bytes to encode.
+    /// - Returns: The base64 text as ASCII bytes.
+    public static func encode(_ bytes: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
         bytes.withUnsafeBytes { encode($0, into: &output) }
         return output
@@ -45,7 +47,9 @@ enum Base64 {
 
     /// Decodes base64 text, skipping white space anywhere. Padding is optional; after padding only
     /// white space may follow. Returns `nil` for any other character or a dangling single symbol.
-    static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// - Parameter text: The base64 text.
+    /// - Returns: The decoded bytes, or `nil` when `text` is not base64.
+    public static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(text.count / 4 * 3)
         var accumulator: UInt32 = 0

@@ -1,0 +1,19 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// libFuzzer harnesses, one executable per property-list reader. Build and run with `./run.sh`
+// (it passes `-sanitize=fuzzer,address`); see docs/FUZZING.md.
+let package = Package(
+    name: "preferences-fuzz",
+    dependencies: [
+        .package(name: "preferences", path: "..")
+    ],
+    targets: [
+        .target(name: "FuzzSupport", dependencies: [.product(name: "PrefsPlist", package: "preferences")]),
+        .executableTarget(name: "FuzzXML", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzBinary", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PrefsPlist
+
+/// libFuzzer's entry point for programs that own `main`. SwiftPM renames an executable's `main`, so a harness
+/// cannot rely on libFuzzer's; it calls this driver itself.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// Runs libFuzzer against one reader: each input is decoded as `format`; whatever decodes is written back in
+/// every format and, where the format holds it exactly, read again and compared.
+public enum FuzzDriver {
+    /// Starts libFuzzer with the process's arguments and returns its exit code.
+    public static func run(format: PlistFormat) -> Int32 {
+        nonisolated(unsafe) var argc = CommandLine.argc
+        nonisolated(unsafe) var argv = CommandLine.unsafeArgv
+        let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+        switch format {
+        case .xml: callback = { data, size in FuzzDriver.fuzzOne(data, size, .xml) }
+        case .binary: callback = { data, size in FuzzDriver.fuzzOne(data, size, .binary) }
+        case .openStep: callback = { data, size in FuzzDriver.fuzzOne(data, size, .openStep) }
+        case .json: callback = { data, size in FuzzDriver.fuzzOne(data, size, .json) }
+        }
+        return LLVMFuzzerRunDriver(&argc, &argv, callback)
+    }
+
+    static func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int, _ format: PlistFormat) -> Int32 {
+        let input = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size)
+        let limits = PlistLimits(maxInputBytes: 1 << 20, maxDepth: 128, maxObjectCount: 100_000)
+        guard let value = try? PlistSerialization.decode(input, format: format, limits: limits).value else { return 0 }
+        // A decoded value must survive the lossless formats unchanged.
+        for target in [PlistFormat.binary, .xml] {
+            guard let encoded = try? PlistSerialization.encode(value, format: target) else { continue }
+            guard let again = try? PlistSerialization.decode(encoded, format: target).value else {
+                fatalError("\(target) output of a decoded value does not read back")
+            }
+            // XML keeps whole seconds for dates and cannot hold every value; binary holds everything.
+            if target == .binary, again != value { fatalError("binary round trip changed the value") }
+        }
+        _ = try? PlistSerialization.encode(value, format: .openStep)
+        _ = try? PlistSerialization.encode(value, format: .json)
+        _ = value.defaultsDescription
+        return 0
+    }
+}

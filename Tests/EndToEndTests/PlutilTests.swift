@@ -1,0 +1,225 @@
+import Foundation
+import PrefsTestSupport
+import Testing
+
+/// Runs the built `plutil` and checks stdout, stderr and the exit code exactly.
+@Suite struct PlutilTests {
+    let plutil = BuiltProduct("plutil")
+
+    static let sampleOpenStep = """
+        {
+            Name = "Preferences for Linux";
+            Window = { Frame = "{{0, 0}, {800, 600}}"; Maximized = NO; };
+            Recent = ( "~/notes.txt", "~/todo.md" );
+            "dotted.key" = value;
+            Icon = <89504e47>;
+        }
+        """
+
+    static let sampleXML = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>Icon</key>
+        \t<data>
+        \tiVBORw==
+        \t</data>
+        \t<key>Name</key>
+        \t<string>Preferences for Linux</string>
+        \t<key>Recent</key>
+        \t<array>
+        \t\t<string>~/notes.txt</string>
+        \t\t<string>~/todo.md</string>
+        \t</array>
+        \t<key>Window</key>
+        \t<dict>
+        \t\t<key>Frame</key>
+        \t\t<string>{{0, 0}, {800, 600}}</string>
+        \t\t<key>Maximized</key>
+        \t\t<string>NO</string>
+        \t</dict>
+        \t<key>dotted.key</key>
+        \t<string>value</string>
+        </dict>
+        </plist>
+
+        """
+
+    private func sample(in directory: TemporaryDirectory, name: String = "Sample.plist") throws -> String {
+        let path = directory.file(name)
+        try Self.sampleOpenStep.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func lintReportsOKForEachGoodFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = try sample(in: directory)
+        let result = try plutil.run(["-lint", path, path])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "\(path): OK\n\(path): OK\n")
+        #expect(result.standardError == "")
+    }
+
+    @Test func lintNamesTheProblemAndFailsWhenAnyFileIsBad() throws {
+        let directory = try TemporaryDirectory()
+        let good = try sample(in: directory)
+        let bad = directory.file("bad.plist")
+        try "<plist><dict><key>a</key></dict></plist>".write(toFile: bad, atomically: true, encoding: .utf8)
+        let result = try plutil.run(["-lint", good, bad])
+        #expect(result.status == 1)
+        #expect(result.standardOutput == "\(good): OK\n")
+        #expect(result.standardError.hasPrefix("\(bad): "))
+        #expect(result.standardError.contains("line"))
+    }
+
+    @Test func lintSilentPrintsOnlyProblems() throws {
+        let directory = try TemporaryDirectory()
+        let result = try plutil.run(["-lint", "-s", try sample(in: directory)])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "")
+    }
+
+    @Test func lintOfAMissingFileSaysSo() throws {
+        let result = try plutil.run(["-lint", "/nonexistent/file.plist"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "/nonexistent/file.plist: cannot open /nonexistent/file.plist: No such file or directory\n")
+    }
+
+    @Test func convertToXMLInPlaceWritesApplesLayout() throws {
+        let directory = try TemporaryDirectory()
+        let path = try sample(in: directory)
+        let result = try plutil.run(["-convert", "xml1", path])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput == "")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.sampleXML)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Sample.plist"])
+    }
+
+    @Test func convertToBinaryAndBackIsLossless() throws {
+        let directory = try TemporaryDirectory()
+        let path = try sample(in: directory)
+        #expect(try plutil.run(["-convert", "binary1", path]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(8) == Data("bplist00".utf8))
+        let back = try plutil.run(["-convert", "xml1", "-o", "-", path])
+        #expect(back.status == 0)
+        #expect(back.standardOutput == Self.sampleXML)
+    }
+
+    @Test func convertWithExtensionWritesBesideTheInput() throws {
+        let directory = try TemporaryDirectory()
+        let path = try sample(in: directory)
+        #expect(try plutil.run(["-convert", "xml1", "-e", "xml", path]).status == 0)
+        #expect(try String(contentsOfFile: directory.file("Sample.xml"), encoding: .utf8) == Self.sampleXML)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.sampleOpenStep)
+    }
+
+    @Test func convertToJSONRefusesDataAndLeavesTheFileAlone() throws {
+        let directory = try TemporaryDirectory()
+        let path = try sample(in: directory)
+        let result = try plutil.run(["-convert", "json", path])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("\(path): "))
+        #expect(result.standardError.contains("Icon"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.sampleOpenStep)
+    }
+
+    @Test func convertToJSONCompactAndReadable() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("j.plist")
+        try "{ b = ( x, y ); a = \"1\"; }".write(toFile: path, atomically: true, encoding: .utf8)
+        let compact = try plutil.run(["-convert", "json", "-o", "-", path])
+        #expect(compact.standardOutput == #"{"a":"1","b":["x","y"]}"#)
+        let readable = try plutil.run(["-convert", "json", "-r", "-o", "-", path])
+        #expect(readable.status == 0)
+        #expect(readable.standardOutput.contains("\n  \"b\""))
+    }
+
+    @Test func convertReadsStandardInput() throws {
+        let result = try plutil.run(["-convert", "xml1", "-o", "-", "-"], input: Array(Self.sampleOpenStep.utf8))
+        #expect(result.status == 0)
+        #expect(result.standardOutput == Self.sampleXML)
+    }
+
+    @Test func printShowsAReadableTree() throws {
+        let directory = try TemporaryDirectory()
+        let result = try plutil.run(["-p", try sample(in: directory)])
+        #expect(result.status == 0)
+        #expect(
+            result.standardOutput == """
+                {
+                  "Icon" => {length = 4, bytes = 0x89504e47}
+                  "Name" => "Preferences for Linux"
+                  "Recent" => [
+                    0 => "~/notes.txt"
+                    1 => "~/todo.md"
+                  ]
+                  "Window" => {
+                    "Frame" => "{{0, 0}, {800, 600}}"
+                    "Maximized" => "NO"
+                  }
+                  "dotted.key" => "value"
+                }
+
+                """)
+    }
+
+    @Test(arguments: [
+        ("Name", "Preferences for Linux\n"),
+        ("Window.Frame", "{{0, 0}, {800, 600}}\n"),
+        ("Recent.1", "~/todo.md\n"),
+        ("dotted\\.key", "value\n"),
+        ("Icon", "iVBORw==\n"),
+    ])
+    func extractRawPrintsTheBareValue(keyPath: String, expected: String) throws {
+        let directory = try TemporaryDirectory()
+        let result = try plutil.run(["-extract", keyPath, "raw", try sample(in: directory)])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput == expected)
+    }
+
+    @Test func extractAContainerAsXML() throws {
+        let directory = try TemporaryDirectory()
+        let result = try plutil.run(["-extract", "Recent", "xml1", "-o", "-", try sample(in: directory)])
+        #expect(result.status == 0)
+        #expect(
+            result.standardOutput.hasSuffix(
+                "<plist version=\"1.0\">\n<array>\n\t<string>~/notes.txt</string>\n\t<string>~/todo.md</string>\n</array>\n</plist>\n"
+            ))
+    }
+
+    @Test func extractOfAMissingKeyFails() throws {
+        let directory = try TemporaryDirectory()
+        let path = try sample(in: directory)
+        let result = try plutil.run(["-extract", "Window.Nope", "raw", path])
+        #expect(result.status == 1)
+        #expect(result.standardError == "\(path): No value at that key path (Window.Nope).\n")
+    }
+
+    @Test func extractRawOfAContainerExplainsWhy() throws {
+        let directory = try TemporaryDirectory()
+        let result = try plutil.run(["-extract", "Window", "raw", try sample(in: directory)])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("is a dictionary"))
+    }
+
+    @Test(arguments: [
+        ["-convert", "yaml", "x.plist"],
+        ["-lint"],
+        ["-bogus", "x.plist"],
+        ["x.plist"],
+        ["-lint", "-p", "x.plist"],
+    ])
+    func usageErrorsPrintTheHelpAndExitTwo(arguments: [String]) throws {
+        let result = try plutil.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("plutil: "))
+        #expect(result.standardError.contains("usage: plutil <command> [options] <files>"))
+    }
+
+    @Test func helpGoesToStandardOutput() throws {
+        let result = try plutil.run(["-help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("examples:"))
+    }
+}

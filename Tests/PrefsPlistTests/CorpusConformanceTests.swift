@@ -1,0 +1,46 @@
+import PrefsPlist
+import PrefsTestSupport
+import Testing
+
+/// Every file of the shared conformance corpus, through the public entry point with format detection.
+@Suite struct CorpusConformanceTests {
+    static let corpus: Corpus? = try? Corpus.load()
+
+    static func files(_ expectations: Corpus.Expectation...) -> [Corpus.File] {
+        (corpus?.files ?? []).filter { expectations.contains($0.expectation) }
+    }
+
+    @Test func corpusIsPresentOrSkipped() throws {
+        guard let corpus = Self.corpus else {
+            print(Corpus.absentMessage)
+            return
+        }
+        #expect(corpus.files.count > 350, "SOURCES.md lists every file; only \(corpus.files.count) indexed")
+    }
+
+    @Test(arguments: files(.accept))
+    func acceptedFileDecodesToItsExpectedValue(file: Corpus.File) throws {
+        let decoded = try PlistSerialization.decode(try file.bytes())
+        if let expected = try file.expectedValue() {
+            #expect(decoded == expected, "\(file)")
+        }
+    }
+
+    @Test(arguments: files(.reject))
+    func rejectedFileFailsWithAnError(file: Corpus.File) throws {
+        #expect(throws: PlistError.self, "\(file)") { try PlistSerialization.decode(try file.bytes()) }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: files(.hostile))
+    func hostileFileFinishesWithoutCrashing(file: Corpus.File) throws {
+        let bytes = try file.bytes()
+        do {
+            let value = try PlistSerialization.decode(bytes)
+            // Whatever was accepted is a bounded value that writes back out.
+            #expect(value.depth <= PlistLimits.default.maxDepth)
+            _ = try? PlistSerialization.encode(value, format: .binary)
+        } catch let error as PlistError {
+            #expect(!error.message.isEmpty)
+        }
+    }
+}
