@@ -4,22 +4,22 @@ import Testing
 @testable import PrefsPlist
 
 /// Reads `text` (UTF-8) with the OpenStep reader.
-private func read(_ text: String, limits: PlistLimits = .default) throws -> PlistValue {
-    try read(Array(text.utf8), limits: limits)
+private func readOpenStep(_ text: String, limits: PlistLimits = .default) throws -> PlistValue {
+    try readOpenStep(Array(text.utf8), limits: limits)
 }
 
-private func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws -> PlistValue {
+private func readOpenStep(_ bytes: [UInt8], limits: PlistLimits = .default) throws -> PlistValue {
     try bytes.withUnsafeBytes { try OpenStepPlistReader.read($0, limits: limits) }
 }
 
 /// The error reading `text` throws, or `nil` when it is read.
-private func readError(_ text: String, limits: PlistLimits = .default) -> PlistError? {
-    readError(Array(text.utf8), limits: limits)
+private func openStepReadError(_ text: String, limits: PlistLimits = .default) -> PlistError? {
+    openStepReadError(Array(text.utf8), limits: limits)
 }
 
-private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> PlistError? {
+private func openStepReadError(_ bytes: [UInt8], limits: PlistLimits = .default) -> PlistError? {
     do {
-        _ = try read(bytes, limits: limits)
+        _ = try readOpenStep(bytes, limits: limits)
         return nil
     } catch let error as PlistError {
         return error
@@ -33,11 +33,11 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     // MARK: Grammar
 
     @Test func quotedStringsDoNotConcatenate() throws {
-        #expect(readError("{ a = 'it''s'; }")?.position == .text(line: 1, column: 11))
+        #expect(openStepReadError("{ a = 'it''s'; }")?.position == .text(line: 1, column: 11))
     }
 
     @Test func readsNestedContainers() throws {
-        let value = try read(
+        let value = try readOpenStep(
             """
             {
                 name = "Jane Doe";
@@ -56,48 +56,48 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     }
 
     @Test func everyUnquotedCharacterIsAccepted() throws {
-        #expect(try read("abcXYZ019_$/:.-") == "abcXYZ019_$/:.-")
-        #expect(try read("( -1.5e3, 10:20, a/b )") == ["-1.5e3", "10:20", "a/b"])
+        #expect(try readOpenStep("abcXYZ019_$/:.-") == "abcXYZ019_$/:.-")
+        #expect(try readOpenStep("( -1.5e3, 10:20, a/b )") == ["-1.5e3", "10:20", "a/b"])
     }
 
     @Test func numbersBooleansAndDatesStayStrings() throws {
         #expect(
-            try read("( 1, -2, 3.5, YES, NO, \"2011-11-28T09:21:30Z\" )")
+            try readOpenStep("( 1, -2, 3.5, YES, NO, \"2011-11-28T09:21:30Z\" )")
                 == ["1", "-2", "3.5", "YES", "NO", "2011-11-28T09:21:30Z"])
     }
 
     @Test func arraysAllowOneTrailingComma() throws {
-        #expect(try read("(a, b,)") == ["a", "b"])
-        #expect(try read("( )") == [])
-        #expect(readError("(a,,)")?.code == .malformed)
-        #expect(readError("(,)")?.code == .malformed)
-        #expect(readError("(a b)")?.position == .text(line: 1, column: 4))
+        #expect(try readOpenStep("(a, b,)") == ["a", "b"])
+        #expect(try readOpenStep("( )") == [])
+        #expect(openStepReadError("(a,,)")?.code == .malformed)
+        #expect(openStepReadError("(,)")?.code == .malformed)
+        #expect(openStepReadError("(a b)")?.position == .text(line: 1, column: 4))
     }
 
     @Test func laterDuplicateKeysWin() throws {
-        #expect(try read("{ a = 1; a = 2; }") == ["a": "2"])
+        #expect(try readOpenStep("{ a = 1; a = 2; }") == ["a": "2"])
     }
 
     @Test func dataAllowsWhiteSpaceBetweenDigitPairs() throws {
-        #expect(try read("<00 01\t02\n03\r04\u{2028}05\u{2029}06>") == .data([0, 1, 2, 3, 4, 5, 6]))
-        #expect(try read("<>") == .data([]))
-        #expect(readError("<0 1>")?.message.contains("odd number") == true)
-        #expect(readError("<012>")?.message.contains("odd number") == true)
-        #expect(readError("<0g>")?.code == .malformed)
-        #expect(readError("<01")?.message.contains("no closing '>'") == true)
+        #expect(try readOpenStep("<00 01\t02\n03\r04\u{2028}05\u{2029}06>") == .data([0, 1, 2, 3, 4, 5, 6]))
+        #expect(try readOpenStep("<>") == .data([]))
+        #expect(openStepReadError("<0 1>")?.message.contains("odd number") == true)
+        #expect(openStepReadError("<012>")?.message.contains("odd number") == true)
+        #expect(openStepReadError("<0g>")?.code == .malformed)
+        #expect(openStepReadError("<01")?.message.contains("no closing '>'") == true)
     }
 
     @Test func topLevelScalars() throws {
-        #expect(try read("\"~/GNUstep/Defaults/menu.ja\"\n") == "~/GNUstep/Defaults/menu.ja")
-        #expect(try read("  bare  ") == "bare")
-        #expect(try read("<cafe>") == .data([0xCA, 0xFE]))
-        #expect(try read("/") == "/")
+        #expect(try readOpenStep("\"~/GNUstep/Defaults/menu.ja\"\n") == "~/GNUstep/Defaults/menu.ja")
+        #expect(try readOpenStep("  bare  ") == "bare")
+        #expect(try readOpenStep("<cafe>") == .data([0xCA, 0xFE]))
+        #expect(try readOpenStep("/") == "/")
     }
 
     // MARK: .strings files and empty input
 
     @Test func stringsFileTopLevelIsADictionary() throws {
-        let value = try read(
+        let value = try readOpenStep(
             """
             /* Greetings */
             "hello" = "Hello";
@@ -109,36 +109,36 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     }
 
     @Test func keyWithSemicolonMeansKeyEqualsKey() throws {
-        #expect(try read("{ a; b = c; }") == ["a": "a", "b": "c"])
-        #expect(try read("only;") == ["only": "only"])
+        #expect(try readOpenStep("{ a; b = c; }") == ["a": "a", "b": "c"])
+        #expect(try readOpenStep("only;") == ["only": "only"])
     }
 
     @Test func emptyInputIsAnErrorButBlankTextIsAnEmptyDictionary() throws {
-        #expect(readError("")?.message == "the input is empty")
-        #expect(readError([0xEF, 0xBB, 0xBF])?.code == .malformed)
-        #expect(try read(" \n\t ") == [:])
-        #expect(try read("// nothing here\n/* or here */") == [:])
+        #expect(openStepReadError("")?.message == "the input is empty")
+        #expect(openStepReadError([0xEF, 0xBB, 0xBF])?.code == .malformed)
+        #expect(try readOpenStep(" \n\t ") == [:])
+        #expect(try readOpenStep("// nothing here\n/* or here */") == [:])
     }
 
     @Test func stringsFileErrors() throws {
-        #expect(readError("a = b")?.message.contains("expected ';'") == true)
-        #expect(readError("a = b; }")?.position == .text(line: 1, column: 8))
-        #expect(readError("goodbye cruel world")?.position == .text(line: 1, column: 9))
+        #expect(openStepReadError("a = b")?.message.contains("expected ';'") == true)
+        #expect(openStepReadError("a = b; }")?.position == .text(line: 1, column: 8))
+        #expect(openStepReadError("goodbye cruel world")?.position == .text(line: 1, column: 9))
     }
 
     @Test func textAfterAContainerIsJunk() throws {
-        let error = readError("{ hello = there; }\r\nextra stuff at end")
+        let error = openStepReadError("{ hello = there; }\r\nextra stuff at end")
         #expect(error?.code == .malformed)
         #expect(error?.message == "unexpected text after the property list")
         #expect(error?.position == .text(line: 2, column: 1))
-        #expect(readError("(a) (b)")?.position == .text(line: 1, column: 5))
-        #expect(readError("<00> x")?.code == .malformed)
+        #expect(openStepReadError("(a) (b)")?.position == .text(line: 1, column: 5))
+        #expect(openStepReadError("<00> x")?.code == .malformed)
     }
 
     // MARK: Comments
 
     @Test func commentsAnywhereBetweenTokens() throws {
-        let value = try read(
+        let value = try readOpenStep(
             """
             // !$*UTF8*$!
             {/* a */key /* b */=/* c */(/* d */x /* e */,// f
@@ -150,13 +150,13 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     }
 
     @Test func slashesInsideUnquotedStringsAreNotComments() throws {
-        #expect(try read("{ url = http://example.com/a//b; }") == ["url": "http://example.com/a//b"])
+        #expect(try readOpenStep("{ url = http://example.com/a//b; }") == ["url": "http://example.com/a//b"])
         // As in CoreFoundation, `key/*` is the word `key/` followed by a stray `*`.
-        #expect(readError("{ key/* c */ = v; }")?.position == .text(line: 1, column: 7))
+        #expect(openStepReadError("{ key/* c */ = v; }")?.position == .text(line: 1, column: 7))
     }
 
     @Test func unterminatedBlockCommentIsAnError() throws {
-        let error = readError("{ a = b; }\n  /* never closed")
+        let error = openStepReadError("{ a = b; }\n  /* never closed")
         #expect(error?.message.contains("no closing '*/'") == true)
         #expect(error?.position == .text(line: 2, column: 3))
     }
@@ -164,19 +164,19 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     // MARK: Escapes
 
     @Test func namedEscapes() throws {
-        #expect(try read(#"'\a\b\f\n\r\t\v\"\'\\'"#) == "\u{07}\u{08}\u{0C}\n\r\t\u{0B}\"'\\")
+        #expect(try readOpenStep(#"'\a\b\f\n\r\t\v\"\'\\'"#) == "\u{07}\u{08}\u{0C}\n\r\t\u{0B}\"'\\")
     }
 
     @Test func unknownEscapesYieldTheCharacter() throws {
-        #expect(try read(#""Worl\d \é \q""#) == "World é q")
-        #expect(try read("\"a\\\nb\"") == "a\nb")
+        #expect(try readOpenStep(#""Worl\d \é \q""#) == "World é q")
+        #expect(try readOpenStep("\"a\\\nb\"") == "a\nb")
     }
 
     @Test func octalEscapesUseUpToThreeDigits() throws {
-        #expect(try read(#""\0\00\000""#) == "\u{0}\u{0}\u{0}")
-        #expect(try read(#""\101\1011\08""#) == "AA1\u{0}8")
-        #expect(try read(#""key&\102""#) == "key&B")
-        #expect(try read(#""\177""#) == "\u{7F}")
+        #expect(try readOpenStep(#""\0\00\000""#) == "\u{0}\u{0}\u{0}")
+        #expect(try readOpenStep(#""\101\1011\08""#) == "AA1\u{0}8")
+        #expect(try readOpenStep(#""key&\102""#) == "key&B")
+        #expect(try readOpenStep(#""\177""#) == "\u{7F}")
     }
 
     @Test(arguments: [
@@ -185,60 +185,60 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     ])
     func highOctalEscapesMapThroughNeXTSTEP(code: Int, expected: String) throws {
         let escape = "\"\\" + String(code, radix: 8) + "\""
-        #expect(try read(escape) == .string(expected))
+        #expect(try readOpenStep(escape) == .string(expected))
     }
 
     @Test func octalValuesWrapToEightBits() throws {
         // 0o501 is 321; CoreFoundation keeps the low 8 bits, 0o101 = "A".
-        #expect(try read(#""\501""#) == "A")
+        #expect(try readOpenStep(#""\501""#) == "A")
     }
 
     @Test func unicodeEscapesTakeOneToFourHexDigits() throws {
         #expect(
-            try read(#"('\U1z', '\U12z', '\U123z', '\U1234', '\U00e9', '\U00E9x', '\U12345')"#)
+            try readOpenStep(#"('\U1z', '\U12z', '\U123z', '\U1234', '\U00e9', '\U00E9x', '\U12345')"#)
                 == ["\u{1}z", "\u{12}z", "\u{123}z", "\u{1234}", "é", "éx", "\u{1234}5"])
     }
 
     @Test func unicodeEscapeWithoutDigitsIsAnError() throws {
         for text in [#"'\U'"#, #"'\Ux'"#, #"'\Uxxxx'"#] {
-            let error = readError(text)
+            let error = openStepReadError(text)
             #expect(error?.code == .malformed, "\(text)")
             #expect(error?.position == .text(line: 1, column: 2), "\(text)")
         }
-        #expect(readError(#"'\U"#)?.code == .malformed)
+        #expect(openStepReadError(#"'\U"#)?.code == .malformed)
     }
 
     @Test func escapedSurrogatePairsCombine() throws {
-        #expect(try read(#""\Ud83d\Ude00!""#) == "😀!")
-        #expect(readError(#""\Ud83d""#)?.message.contains("surrogate") == true)
-        #expect(readError(#""\Ud83dx""#)?.message.contains("surrogate") == true)
-        #expect(readError(#""\Ud83d\U0041""#)?.message.contains("surrogate") == true)
-        #expect(readError(#""\Ude00""#)?.message.contains("surrogate") == true)
+        #expect(try readOpenStep(#""\Ud83d\Ude00!""#) == "😀!")
+        #expect(openStepReadError(#""\Ud83d""#)?.message.contains("surrogate") == true)
+        #expect(openStepReadError(#""\Ud83dx""#)?.message.contains("surrogate") == true)
+        #expect(openStepReadError(#""\Ud83d\U0041""#)?.message.contains("surrogate") == true)
+        #expect(openStepReadError(#""\Ude00""#)?.message.contains("surrogate") == true)
     }
 
     @Test func rawNonASCIIInsideQuotesIsKept() throws {
-        #expect(try read("{ \"日本語\" = \"汉语/漢語 😀\"; }") == ["日本語": "汉语/漢語 😀"])
-        #expect(try read("'multi\n\tline'") == "multi\n\tline")
+        #expect(try readOpenStep("{ \"日本語\" = \"汉语/漢語 😀\"; }") == ["日本語": "汉语/漢語 😀"])
+        #expect(try readOpenStep("'multi\n\tline'") == "multi\n\tline")
     }
 
     // MARK: Encodings
 
     @Test func utf8ByteOrderMarkIsSkipped() throws {
-        #expect(try read([0xEF, 0xBB, 0xBF] + Array("bare".utf8)) == "bare")
-        #expect(try read([0xEF, 0xBB, 0xBF] + Array("{ a = \"é\"; }".utf8)) == ["a": "é"])
+        #expect(try readOpenStep([0xEF, 0xBB, 0xBF] + Array("bare".utf8)) == "bare")
+        #expect(try readOpenStep([0xEF, 0xBB, 0xBF] + Array("{ a = \"é\"; }".utf8)) == ["a": "é"])
     }
 
     @Test(arguments: [
-        ([0xFF, 0xFE] as [UInt8], UTF16Order.little), ([0xFE, 0xFF], .big), ([], .little),
+        ([0xFF, 0xFE] as [UInt8], true), ([0xFE, 0xFF], false), ([], true),
     ])
-    func utf16IsTranscoded(byteOrderMark: [UInt8], order: UTF16Order) throws {
+    func utf16IsTranscoded(byteOrderMark: [UInt8], littleEndian: Bool) throws {
         let text = "{ \"clé\" = \"😀\"; list = (a, <0102>); }"
         var bytes = byteOrderMark
         for unit in text.utf16 {
             let pair = [UInt8(truncatingIfNeeded: unit), UInt8(truncatingIfNeeded: unit >> 8)]
-            bytes += order == .little ? pair : pair.reversed()
+            bytes += littleEndian ? pair : pair.reversed()
         }
-        #expect(try read(bytes) == ["clé": "😀", "list": ["a", .data([1, 2])]])
+        #expect(try readOpenStep(bytes) == ["clé": "😀", "list": ["a", .data([1, 2])]])
     }
 
     @Test func utf32WithByteOrderMarkIsTranscoded() throws {
@@ -247,24 +247,24 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
             let value = scalar.value
             bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
         }
-        #expect(try read(bytes) == ["ü", "x"])
+        #expect(try readOpenStep(bytes) == ["ü", "x"])
     }
 
     @Test func invalidUTF8IsAnEncodingError() throws {
-        let inString = readError([UInt8(ascii: "\"")] + [0x61, 0xC3, 0x28] + [UInt8(ascii: "\"")])
+        let inString = openStepReadError([UInt8(ascii: "\"")] + [0x61, 0xC3, 0x28] + [UInt8(ascii: "\"")])
         #expect(inString?.code == .invalidEncoding)
         #expect(inString?.position == .text(line: 1, column: 3))
-        let inEscapedString = readError(Array("\"\\n".utf8) + [0xFF] + [UInt8(ascii: "\"")])
+        let inEscapedString = openStepReadError(Array("\"\\n".utf8) + [0xFF] + [UInt8(ascii: "\"")])
         #expect(inEscapedString?.code == .invalidEncoding)
-        let inComment = readError(Array("{} // ".utf8) + [0xE9, 0x0A])
+        let inComment = openStepReadError(Array("{} // ".utf8) + [0xE9, 0x0A])
         #expect(inComment?.code == .invalidEncoding)
         #expect(inComment?.position == .text(line: 1, column: 7))
-        #expect(readError([UInt8(ascii: "("), 0x98, UInt8(ascii: ")")])?.code == .invalidEncoding)
-        #expect(readError([0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00])?.code == .invalidEncoding)
+        #expect(openStepReadError([UInt8(ascii: "("), 0x98, UInt8(ascii: ")")])?.code == .invalidEncoding)
+        #expect(openStepReadError([0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00])?.code == .invalidEncoding)
     }
 
     @Test func unquotedNonASCIIIsRejectedLikeApple() throws {
-        let error = readError("{\n  a = クオート無し;\n}")
+        let error = openStepReadError("{\n  a = クオート無し;\n}")
         #expect(error?.code == .malformed)
         #expect(error?.position == .text(line: 2, column: 7))
         #expect(error?.message.contains("'ク' (U+30AF)") == true)
@@ -272,13 +272,13 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
 
     @Test func lowercaseUEscapeIsNotAnEscape() throws {
         // dd-plist reads `\u` as a Unicode escape; Apple reads it as an unknown escape of `u`.
-        #expect(try read(#""\u0020\u5e78""#) == "u0020u5e78")
+        #expect(try readOpenStep(#""\u0020\u5e78""#) == "u0020u5e78")
     }
 
     // MARK: GNUstep extensions
 
     @Test func gnustepTypedValues() throws {
-        let value = try read(
+        let value = try readOpenStep(
             """
             {
                 int = <*I87>; negative = <*I-9223372036854775808>; big = <*I18446744073709551615>;
@@ -303,7 +303,7 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
         "<*R 1>", "<*BX>", "<*BYES>", "<*D2011-13>", "<*X1>", "<*I1", "<*", "<[abc", "<[ab!c]>",
     ])
     func malformedGNUstepValuesAreErrors(text: String) throws {
-        let error = readError(text)
+        let error = openStepReadError(text)
         #expect(error?.code == .malformed)
         #expect(error?.position == .text(line: 1, column: 1))
     }
@@ -326,7 +326,7 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
         ("(\"日本\", é)", 1, 8, "'é'"),
     ])
     func errorsNameTheProblemAndPosition(text: String, line: Int, column: Int, fragment: String) throws {
-        let error = try #require(readError(text))
+        let error = try #require(openStepReadError(text))
         #expect(error.code == .malformed)
         #expect(error.position == .text(line: line, column: column))
         #expect(error.message.contains(fragment), "\(error.message)")
@@ -334,33 +334,33 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
 
     @Test func depthLimitIsEnforced() throws {
         let limits = PlistLimits(maxInputBytes: 1 << 20, maxDepth: 3, maxObjectCount: 1000)
-        #expect(try read("(((a)))", limits: limits) == [[["a"]]])
-        #expect(try read("{ a = { b = (c); }; }", limits: limits) == ["a": ["b": ["c"]]])
-        let error = readError("((((a))))", limits: limits)
+        #expect(try readOpenStep("(((a)))", limits: limits) == [[["a"]]])
+        #expect(try readOpenStep("{ a = { b = (c); }; }", limits: limits) == ["a": ["b": ["c"]]])
+        let error = openStepReadError("((((a))))", limits: limits)
         #expect(error?.code == .limitExceeded)
         #expect(error?.position == .text(line: 1, column: 4))
-        #expect(readError("a = (({x = y;}));", limits: limits)?.code == .limitExceeded)
+        #expect(openStepReadError("a = (({x = y;}));", limits: limits)?.code == .limitExceeded)
     }
 
     @Test func deepNestingFailsFastWithTheDefaultLimits() throws {
         let text = String(repeating: "(", count: 100_000) + String(repeating: ")", count: 100_000)
-        #expect(readError(text)?.code == .limitExceeded)
+        #expect(openStepReadError(text)?.code == .limitExceeded)
     }
 
     @Test func objectCountLimitIsEnforced() throws {
         let limits = PlistLimits(maxInputBytes: 1 << 20, maxDepth: 10, maxObjectCount: 4)
-        #expect(try read("(a, b, c)", limits: limits) == ["a", "b", "c"])
-        #expect(readError("(a, b, c, d)", limits: limits)?.code == .limitExceeded)
+        #expect(try readOpenStep("(a, b, c)", limits: limits) == ["a", "b", "c"])
+        #expect(openStepReadError("(a, b, c, d)", limits: limits)?.code == .limitExceeded)
         #expect(
-            try read("{ a = b; }", limits: PlistLimits(maxInputBytes: 100, maxDepth: 10, maxObjectCount: 3))
+            try readOpenStep("{ a = b; }", limits: PlistLimits(maxInputBytes: 100, maxDepth: 10, maxObjectCount: 3))
                 == ["a": "b"])
-        #expect(readError("x = y; z = w; v = u;", limits: limits)?.code == .limitExceeded)
+        #expect(openStepReadError("x = y; z = w; v = u;", limits: limits)?.code == .limitExceeded)
     }
 
     @Test func inputSizeLimitIsEnforced() throws {
         let limits = PlistLimits(maxInputBytes: 8, maxDepth: 10, maxObjectCount: 100)
-        #expect(try read("(a, b)", limits: limits) == ["a", "b"])
-        #expect(readError("(a, b, c)", limits: limits)?.code == .limitExceeded)
+        #expect(try readOpenStep("(a, b)", limits: limits) == ["a", "b"])
+        #expect(openStepReadError("(a, b, c)", limits: limits)?.code == .limitExceeded)
     }
 
     @Test func mutatedInputNeverCrashes() throws {
@@ -369,7 +369,7 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
             // !$*UTF8*$!
             { a = "x\\U00e9\\101"; b = (1, <0fab>, {c = d;}, <*I5>, <[AAEC]>); 'e' = /usr; f; }
             """.utf8)
-        var generator = SplitMix64(seed: 42)
+        var generator = OpenStepTestGenerator(seed: 42)
         let interesting: [UInt8] = Array("{}()<>\"'\\;=,/*U[]".utf8) + [0x00, 0x80, 0xC3, 0xE2, 0xFF]
         for _ in 0..<3000 {
             var bytes = seed
@@ -382,7 +382,7 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
                 }
             }
             do {
-                _ = try read(bytes)
+                _ = try readOpenStep(bytes)
             } catch let error as PlistError {
                 #expect(!error.message.isEmpty)
                 guard case .text(let line, let column) = error.position else {
@@ -395,10 +395,8 @@ private func readError(_ bytes: [UInt8], limits: PlistLimits = .default) -> Plis
     }
 }
 
-enum UTF16Order: Sendable { case little, big }
-
 /// A small deterministic generator, so the mutation test is the same on every run.
-struct SplitMix64 {
+struct OpenStepTestGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -440,7 +438,7 @@ struct SplitMix64 {
 
     @Test(arguments: openStepFiles.filter { $0.expectation == .accept || $0.expectation == .gnustep })
     func acceptedFileDecodesToItsExpectedValue(file: Corpus.File) throws {
-        let decoded = try read(try file.bytes())
+        let decoded = try readOpenStep(try file.bytes())
         guard var expected = try file.expectedValue() else {
             // The one file without JSON: every `'\UXXXX'` element is the code unit it names.
             try checkUnicodeEscapeFile(file, decoded: decoded)
@@ -478,7 +476,7 @@ struct SplitMix64 {
     @Test(arguments: openStepFiles.filter { $0.expectation == .impl })
     func unquotedNonASCIIFilesAreRejected(file: Corpus.File) throws {
         // dd-plist accepts unquoted non-ASCII words; Apple's grammar (and ours) does not.
-        let error = try #require(readError(try file.bytes()), "\(file)")
+        let error = try #require(openStepReadError(try file.bytes()), "\(file)")
         #expect(error.code == .malformed)
         #expect(error.message.contains("only ASCII letters"))
         // The UTF-8 file has a `// !$*UTF8*$!` line first.
@@ -488,7 +486,7 @@ struct SplitMix64 {
 
     @Test(arguments: openStepLookingMalformedFiles.filter { $0.expectation == .reject })
     func rejectedFileFailsWithAnError(file: Corpus.File) throws {
-        let error = readError(try file.bytes())
+        let error = openStepReadError(try file.bytes())
         #expect(error != nil, "\(file)")
         if case .text(let line, let column)? = error?.position {
             #expect(line >= 1 && column >= 1)
@@ -503,7 +501,7 @@ struct SplitMix64 {
         let clock = ContinuousClock()
         let elapsed = clock.measure {
             do {
-                let value = try read(bytes)
+                let value = try readOpenStep(bytes)
                 #expect(value.depth <= PlistLimits.default.maxDepth)
             } catch {
                 #expect(error is PlistError, "\(file): \(error)")

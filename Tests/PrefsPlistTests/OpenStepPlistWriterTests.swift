@@ -3,11 +3,11 @@ import Testing
 
 @testable import PrefsPlist
 
-private func written(_ value: PlistValue) throws -> String {
+private func writtenOpenStep(_ value: PlistValue) throws -> String {
     String(decoding: try OpenStepPlistWriter.write(value), as: UTF8.self)
 }
 
-private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
+private func readWrittenOpenStep(_ bytes: [UInt8]) throws -> PlistValue {
     try bytes.withUnsafeBytes { try OpenStepPlistReader.read($0, limits: .default) }
 }
 
@@ -23,7 +23,7 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
             "empty list": [],
         ]
         #expect(
-            try written(value) == """
+            try writtenOpenStep(value) == """
                 {
                 \ta = {
                 \t\tdeeper = {
@@ -48,7 +48,7 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
 
     @Test func arraysOfDictionaries() throws {
         #expect(
-            try written([["a": "1"], [], "z"]) == """
+            try writtenOpenStep([["a": "1"], [], "z"]) == """
                 (
                 \t{
                 \t\ta = 1;
@@ -66,14 +66,14 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
             (PlistValue.data([]), "<>\n"),
         ] as [(PlistValue, String)])
     func topLevelValues(value: PlistValue, expected: String) throws {
-        #expect(try written(value) == expected)
+        #expect(try writtenOpenStep(value) == expected)
     }
 
     @Test func keysSortByUTF16CodeUnits() throws {
         // UTF-16 puts "😀" (surrogates D83D DE00) before U+FF5E; code-point order would not.
         let value: PlistValue = ["b": "1", "a": "1", "B": "1", "\u{FF5E}": "1", "😀": "1", "é": "1"]
         #expect(
-            try written(value) == """
+            try writtenOpenStep(value) == """
                 {
                 \tB = 1;
                 \ta = 1;
@@ -110,8 +110,8 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
         ("a=b;", "\"a=b;\""),
     ])
     func stringsAreBareOnlyWhenSafe(string: String, expected: String) throws {
-        #expect(try written(.string(string)) == expected + "\n")
-        #expect(try readBack(OpenStepPlistWriter.write(.string(string))) == .string(string))
+        #expect(try writtenOpenStep(.string(string)) == expected + "\n")
+        #expect(try readWrittenOpenStep(OpenStepPlistWriter.write(.string(string))) == .string(string))
     }
 
     @Test func outputIsASCII() throws {
@@ -128,7 +128,7 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
             "tiny": 1e-7, "big": 1e20, "yes": true, "no": false, "date": date,
         ]
         #expect(
-            try written(value) == """
+            try writtenOpenStep(value) == """
                 {
                 \tbig = "1e+20";
                 \tdate = "2004-10-26 10:33:33 +0000";
@@ -144,7 +144,7 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
 
                 """)
         #expect(
-            try readBack(OpenStepPlistWriter.write(value)) == [
+            try readWrittenOpenStep(OpenStepPlistWriter.write(value)) == [
                 "int": "42", "negative": "-7", "huge": "18446744073709551615", "real": "0.5", "whole": "2",
                 "tiny": "1e-07", "big": "1e+20", "yes": "YES", "no": "NO", "date": "2004-10-26 10:33:33 +0000",
             ])
@@ -188,15 +188,15 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
     // MARK: Round trips
 
     @Test func stringsDataArraysAndDictionariesRoundTrip() throws {
-        var generator = SplitMix64(seed: 7)
+        var generator = OpenStepTestGenerator(seed: 7)
         for _ in 0..<200 {
             let value = randomValue(depth: 0, using: &generator)
             let bytes = try OpenStepPlistWriter.write(value)
-            #expect(try readBack(bytes) == value, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(try readWrittenOpenStep(bytes) == value, "\(String(decoding: bytes, as: UTF8.self))")
         }
     }
 
-    private func randomValue(depth: Int, using generator: inout SplitMix64) -> PlistValue {
+    private func randomValue(depth: Int, using generator: inout OpenStepTestGenerator) -> PlistValue {
         switch generator.next() % (depth < 4 ? 4 : 2) {
         case 0: return .string(randomString(using: &generator))
         case 1: return .data((0..<Int(generator.next() % 40)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
@@ -211,7 +211,7 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
         }
     }
 
-    private func randomString(using generator: inout SplitMix64) -> String {
+    private func randomString(using generator: inout OpenStepTestGenerator) -> String {
         let pieces: [String] = [
             "a", "Z", "0", "_", "$", "/", ":", ".", "-", " ", "\"", "'", "\\", "\n", "\t", "\r", "\u{0}", "\u{7F}",
             "é", "日", "😀", "//", "/*", "*/", ";", "=", "{", ")", "<", "\u{2028}", "\u{FEFF}",
@@ -225,12 +225,12 @@ private func readBack(_ bytes: [UInt8]) throws -> PlistValue {
             $0.relativePath.hasPrefix("openstep/") && ($0.expectation == .accept || $0.expectation == .gnustep)
         } ?? [])
     func corpusFilesRoundTrip(file: Corpus.File) throws {
-        let value = try readBack(try file.bytes())
+        let value = try readWrittenOpenStep(try file.bytes())
         guard !file.relativePath.contains("gnustep.plist"), !file.relativePath.contains("gnustep-base64") else {
             // GNUstep integers, reals, booleans and dates come back as strings.
-            #expect(try readBack(OpenStepPlistWriter.write(value)) != value)
+            #expect(try readWrittenOpenStep(OpenStepPlistWriter.write(value)) != value)
             return
         }
-        #expect(try readBack(OpenStepPlistWriter.write(value)) == value, "\(file)")
+        #expect(try readWrittenOpenStep(OpenStepPlistWriter.write(value)) == value, "\(file)")
     }
 }
