@@ -1,4 +1,5 @@
 import CPrefsXML2
+import Glibc
 
 /// Reads XML property lists with libxml2's streaming `xmlReader`, following CoreFoundation's rules.
 ///
@@ -45,11 +46,17 @@ enum XMLPlistReader {
         return try utf8.withUnsafeBytes { try parse($0, forceUTF8: true, limits: limits) }
     }
 
-    private static func parse(_ text: UnsafeRawBufferPointer, forceUTF8: Bool, limits: PlistLimits) throws -> PlistValue {
+    private static func parse(_ text: UnsafeRawBufferPointer, forceUTF8: Bool, limits: PlistLimits) throws -> PlistValue
+    {
         // Dropping the white space between elements in libxml2 saves a quarter of the nodes. Its
         // heuristic can also drop white space inside a scalar that is next to a comment, processing
         // instruction or CDATA section; the walker stops when it meets one there, and the document
-        // is read again with every blank kept.
+        // is read again with every blank kept. The heuristic also looks at carriage returns, so a
+        // document with any is read with blanks kept from the start.
+        let hasCarriageReturn = text.baseAddress.map { memchr($0, 0x0D, text.count) != nil } ?? false
+        if hasCarriageReturn {
+            return try parse(text, forceUTF8: forceUTF8, dropBlanks: false, limits: limits)
+        }
         do {
             return try parse(text, forceUTF8: forceUTF8, dropBlanks: true, limits: limits)
         } catch is RetryKeepingBlanks {
@@ -320,7 +327,8 @@ extension XMLPlistReader {
                             at: location(of: position))
                     }
                     containerDepth += 1
-                    stack.append(Frame(kind: tag == .array ? .array : .dictionary, position: position, start: values.count))
+                    stack.append(
+                        Frame(kind: tag == .array ? .array : .dictionary, position: position, start: values.count))
                 }
             case .key:
                 if isEmpty {
@@ -522,7 +530,8 @@ extension XMLPlistReader {
                         "the integer \(Self.quoted(scalarBytes)) is out of range (\(Int64.min) to \(UInt64.max))",
                         at: scalarPosition)
                 case .malformed:
-                    throw error("<integer> holds \(Self.quoted(scalarBytes)), which is not an integer", at: scalarPosition)
+                    throw error(
+                        "<integer> holds \(Self.quoted(scalarBytes)), which is not an integer", at: scalarPosition)
                 }
             case .real:
                 guard let real = ScalarParser.real(scalarBytes) else {
@@ -531,7 +540,8 @@ extension XMLPlistReader {
                 return .real(real)
             case .date:
                 guard let date = ScalarParser.date(scalarBytes) else {
-                    throw error("<date> holds \(Self.quoted(scalarBytes)), which is not an ISO 8601 date", at: scalarPosition)
+                    throw error(
+                        "<date> holds \(Self.quoted(scalarBytes)), which is not an ISO 8601 date", at: scalarPosition)
                 }
                 return .date(date)
             case .data:
@@ -636,7 +646,8 @@ extension XMLPlistReader {
 }
 
 private func strlen(_ text: UnsafePointer<xmlChar>) -> Int {
-    Int(xmlStrlen(text))
+    // UInt8 and CChar may alias: they are the signed and unsigned forms of one type.
+    Glibc.strlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self))
 }
 
 extension TextEncodingSniffer.Encoding {

@@ -58,7 +58,9 @@ enum XMLPlistWriter {
             return 2 * line + 16 + elements.reduce(0) { $0 + estimatedSize(of: $1, indent: indent + 1) }
         case .dictionary(let entries):
             return 2 * line + 14
-                + entries.reduce(0) { $0 + indent + 13 + $1.key.utf8.count + estimatedSize(of: $1.value, indent: indent + 1) }
+                + entries.reduce(0) {
+                    $0 + indent + 13 + $1.key.utf8.count + estimatedSize(of: $1.value, indent: indent + 1)
+                }
         }
     }
 
@@ -88,7 +90,8 @@ enum XMLPlistWriter {
             case .date(let date):
                 guard let components = date.components else {
                     throw Failure(
-                        reason: "the date \(date.secondsSinceReferenceDate) has no calendar form, so XML cannot hold it")
+                        reason: "the date \(date.secondsSinceReferenceDate) has no calendar form, so XML cannot hold it"
+                    )
                 }
                 openTag("date", indent: indent)
                 appendISO8601(components)
@@ -296,11 +299,13 @@ enum XMLPlistWriter {
         }
 
         static func pathComponent(forKey key: String) -> String {
-            let isPlain = !key.isEmpty && key.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
-            }
+            let isPlain =
+                !key.isEmpty
+                && key.utf8.allSatisfy { byte in
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                        || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+                }
             return isPlain ? "/" + key : "/\"" + key + "\""
         }
     }

@@ -188,7 +188,8 @@ struct XMLPlistReaderBehaviourTests {
             checked += 1
         }
         for text in ["9007199254740993", "0.1", "1e22", "1e23", "123.456e-20", "8.9e15", "-0.000001"] {
-            #expect(XMLPlistReader.ScalarParser.real(Array(text.utf8))?.bitPattern == Double(text)?.bitPattern, "\(text)")
+            #expect(
+                XMLPlistReader.ScalarParser.real(Array(text.utf8))?.bitPattern == Double(text)?.bitPattern, "\(text)")
         }
         #expect(checked == 20_000)
     }
@@ -214,6 +215,9 @@ struct XMLPlistReaderBehaviourTests {
         #expect(try decode("<string> <!-- c --> </string>") == "  ")
         #expect(try decode("<array><string> <?pi?>a</string></array>") == [" a"])
         #expect(try decode("<dict><key> <!--k--></key><string>v</string></dict>") == [" ": "v"])
+        let longBlank = String(repeating: " ", count: 700)
+        #expect(try decode("<string>\(longBlank)\r\n\(longBlank)</string>") == .string(longBlank + "\n" + longBlank))
+        #expect(try decode("<dict>\r\n\t<key>a</key>\r\n\t<string> \r\n </string>\r\n</dict>") == ["a": " \n "])
     }
 
     @Test func commentsAndProcessingInstructionsAnywhere() throws {
@@ -240,10 +244,16 @@ struct XMLPlistReaderBehaviourTests {
     }
 
     @Test func dates() throws {
-        #expect(try decode("<date>2004-10-26T10:33:33Z</date>") == .date(PlistDate(secondsSinceReferenceDate: 120_479_613)))
-        #expect(try decode("<date>2024-01-32T20:43:14Z</date>") == .date(try #require(PlistDate(iso8601: "2024-02-01T20:43:14Z"))))
-        #expect(try decode("<date>0000-12-30T00:00:00Z</date>") == .date(PlistDate(secondsSinceReferenceDate: -63_114_076_800)))
-        #expect(try decode("<date>2024-01-02</date>") == .date(try #require(PlistDate(iso8601: "2024-01-02T00:00:00Z"))))
+        #expect(
+            try decode("<date>2004-10-26T10:33:33Z</date>") == .date(PlistDate(secondsSinceReferenceDate: 120_479_613)))
+        #expect(
+            try decode("<date>2024-01-32T20:43:14Z</date>")
+                == .date(try #require(PlistDate(iso8601: "2024-02-01T20:43:14Z"))))
+        #expect(
+            try decode("<date>0000-12-30T00:00:00Z</date>")
+                == .date(PlistDate(secondsSinceReferenceDate: -63_114_076_800)))
+        #expect(
+            try decode("<date>2024-01-02</date>") == .date(try #require(PlistDate(iso8601: "2024-01-02T00:00:00Z"))))
         for text in ["", "yesterday", "2004-10-26 10:33:33", "2004-13-2x"] {
             #expect(decodingError("<date>\(text)</date>") != nil, "\(text)")
         }
@@ -316,7 +326,8 @@ struct XMLPlistReaderBehaviourTests {
 
 @Suite("XML reader: encodings")
 struct XMLPlistReaderEncodingTests {
-    private static let document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><array><string>Mäßig 🐍 ✓</string>"
+    private static let document =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><array><string>Mäßig 🐍 ✓</string>"
         + "<integer>1</integer></array></plist>"
     private static let expected: PlistValue = ["Mäßig 🐍 ✓", 1]
 
@@ -352,7 +363,8 @@ struct XMLPlistReaderEncodingTests {
     }
 
     @Test func declaredLatin1IsHonoured() throws {
-        let bytes = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><string>caf".utf8) + [0xE9]
+        let bytes =
+            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><string>caf".utf8) + [0xE9]
             + Array("</string>".utf8)
         #expect(try decode(bytes) == "café")
     }
@@ -424,7 +436,8 @@ struct XMLPlistReaderSafetyTests {
             // A general external entity.
             "<!DOCTYPE plist [<!ENTITY xxe SYSTEM \"file://\(secretPath)\">]><plist><string>&xxe;</string></plist>",
             // A parameter entity pulling in a DTD that declares one.
-            "<!DOCTYPE plist [<!ENTITY % dtd SYSTEM \"file://\(dtdPath)\"> %dtd;]><plist><string>&leak;</string></plist>",
+            "<!DOCTYPE plist [<!ENTITY % dtd SYSTEM \"file://\(dtdPath)\"> %dtd;]>"
+                + "<plist><string>&leak;</string></plist>",
             // An external DTD subset.
             "<!DOCTYPE plist SYSTEM \"file://\(dtdPath)\"><plist><string>&leak;</string></plist>",
             // The entity used where text is not expected.
@@ -456,11 +469,13 @@ struct XMLPlistReaderSafetyTests {
         #expect(error?.code == .malformed)
     }
 
-    @Test("a DOCTYPE with an internal subset is refused, as CoreFoundation refuses inline DTDs", arguments: [
-        "<!DOCTYPE plist [<!ENTITY e \"x\">]>\n<plist><string>&e;</string></plist>",
-        "<!DOCTYPE plist [<!ELEMENT foo (#PCDATA)>]>\n<plist><string>x</string></plist>",
-        "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [<!ATTLIST plist version CDATA \"1.0\">]><plist><true/></plist>",
-    ])
+    @Test(
+        "a DOCTYPE with an internal subset is refused, as CoreFoundation refuses inline DTDs",
+        arguments: [
+            "<!DOCTYPE plist [<!ENTITY e \"x\">]>\n<plist><string>&e;</string></plist>",
+            "<!DOCTYPE plist [<!ELEMENT foo (#PCDATA)>]>\n<plist><string>x</string></plist>",
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [<!ATTLIST plist version CDATA \"1.0\">]><plist><true/></plist>",
+        ])
     func internalSubsetIsRefused(document: String) throws {
         let error = try #require(decodingError(document))
         #expect(error.message.contains("DOCTYPE"), "\(error)")
@@ -502,7 +517,8 @@ struct XMLPlistReaderSafetyTests {
         let messages = await withTaskGroup(of: (Int, String?).self) { group in
             for index in 0..<32 {
                 group.addTask {
-                    let text = index.isMultiple(of: 2)
+                    let text =
+                        index.isMultiple(of: 2)
                         ? "<array><string>\(index)</wrong\(index)></array>"
                         : "<array><integer>\(index)x</integer></array>"
                     do {

@@ -45,14 +45,18 @@ private struct ValueGenerator {
     }
 
     mutating func string() -> String {
-        let pieces = ["a", "Z", "<", "&", ">", "]]>", "\"", "'", "\t", "\n", "\r", " ", "é", "Å", "ß", "→", "中", "🐍",
-                      "\u{FEFF}", "\u{7F}", "\u{85}", "\u{FFFD}", "e\u{301}", "", "plain text", "&amp;"]
+        let pieces = [
+            "a", "Z", "<", "&", ">", "]]>", "\"", "'", "\t", "\n", "\r", " ", "é", "Å", "ß", "→", "中", "🐍",
+            "\u{FEFF}", "\u{7F}", "\u{85}", "\u{FFFD}", "e\u{301}", "", "plain text", "&amp;",
+        ]
         return (0..<Int(random.next() % 8)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
     }
 
     mutating func integer() -> PlistInteger {
-        let bounds: [PlistInteger] = [0, 1, -1, PlistInteger(Int64.max), PlistInteger(Int64.min), PlistInteger(UInt64.max),
-                                      PlistInteger(UInt64(Int64.max) + 1), 255, 256, -129, 65536]
+        let bounds: [PlistInteger] = [
+            0, 1, -1, PlistInteger(Int64.max), PlistInteger(Int64.min), PlistInteger(UInt64.max),
+            PlistInteger(UInt64(Int64.max) + 1), 255, 256, -129, 65536,
+        ]
         switch random.next() % 3 {
         case 0: return bounds[Int(random.next() % UInt64(bounds.count))]
         case 1: return PlistInteger(Int64(bitPattern: random.next()))
@@ -61,8 +65,10 @@ private struct ValueGenerator {
     }
 
     mutating func real() -> Double {
-        let specials: [Double] = [0, -0.0, .infinity, -.infinity, .nan, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-                                  .leastNormalMagnitude, .greatestFiniteMagnitude, 0.1, 1e16, 1e-5, 123456789.125]
+        let specials: [Double] = [
+            0, -0.0, .infinity, -.infinity, .nan, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+            .leastNormalMagnitude, .greatestFiniteMagnitude, 0.1, 1e16, 1e-5, 123456789.125,
+        ]
         switch random.next() % 3 {
         case 0: return specials[Int(random.next() % UInt64(specials.count))]
         case 1: return Double(bitPattern: random.next())
@@ -72,7 +78,8 @@ private struct ValueGenerator {
 
     mutating func date() -> PlistDate {
         // Whole seconds: XML keeps no fraction. plistlib holds years 1 to 9999 only.
-        let range: ClosedRange<Int64> = pythonCompatible ? -63_113_904_000...252_423_993_599 : -9_000_000_000_000...9_000_000_000_000
+        let range: ClosedRange<Int64> =
+            pythonCompatible ? -63_113_904_000...252_423_993_599 : -9_000_000_000_000...9_000_000_000_000
         let span = UInt64(range.upperBound - range.lowerBound)
         return PlistDate(secondsSinceReferenceDate: Double(range.lowerBound + Int64(random.next() % span)))
     }
@@ -110,71 +117,76 @@ struct XMLPlistWriterLayoutTests {
             "list": [1, ["nested": "x"]],
             "uid": .uid(42),
         ]
-        let expected = header + """
-            <dict>
-            \t<key>data</key>
-            \t<data>
-            \tPGJpbmFyeSBndW5rPg==
-            \t</data>
-            \t<key>date</key>
-            \t<date>2004-10-26T10:33:33Z</date>
-            \t<key>empty array</key>
-            \t<array/>
-            \t<key>empty data</key>
-            \t<data>
-            \t</data>
-            \t<key>empty dict</key>
-            \t<dict/>
-            \t<key>infinity</key>
-            \t<real>+infinity</real>
-            \t<key>integer</key>
-            \t<integer>18446744073709551615</integer>
-            \t<key>list</key>
-            \t<array>
-            \t\t<integer>1</integer>
-            \t\t<dict>
-            \t\t\t<key>nested</key>
-            \t\t\t<string>x</string>
-            \t\t</dict>
-            \t</array>
-            \t<key>minus infinity</key>
-            \t<real>-infinity</real>
-            \t<key>nan</key>
-            \t<real>nan</real>
-            \t<key>negative</key>
-            \t<integer>-5</integer>
-            \t<key>no</key>
-            \t<false/>
-            \t<key>real</key>
-            \t<real>0.5</real>
-            \t<key>string</key>
-            \t<string>a &lt; b &amp; c &gt; d&#13;
-            </string>
-            \t<key>uid</key>
-            \t<dict>
-            \t\t<key>CF$UID</key>
-            \t\t<integer>42</integer>
-            \t</dict>
-            \t<key>yes</key>
-            \t<true/>
-            </dict>
-            </plist>
+        let expected =
+            header + """
+                <dict>
+                \t<key>data</key>
+                \t<data>
+                \tPGJpbmFyeSBndW5rPg==
+                \t</data>
+                \t<key>date</key>
+                \t<date>2004-10-26T10:33:33Z</date>
+                \t<key>empty array</key>
+                \t<array/>
+                \t<key>empty data</key>
+                \t<data>
+                \t</data>
+                \t<key>empty dict</key>
+                \t<dict/>
+                \t<key>infinity</key>
+                \t<real>+infinity</real>
+                \t<key>integer</key>
+                \t<integer>18446744073709551615</integer>
+                \t<key>list</key>
+                \t<array>
+                \t\t<integer>1</integer>
+                \t\t<dict>
+                \t\t\t<key>nested</key>
+                \t\t\t<string>x</string>
+                \t\t</dict>
+                \t</array>
+                \t<key>minus infinity</key>
+                \t<real>-infinity</real>
+                \t<key>nan</key>
+                \t<real>nan</real>
+                \t<key>negative</key>
+                \t<integer>-5</integer>
+                \t<key>no</key>
+                \t<false/>
+                \t<key>real</key>
+                \t<real>0.5</real>
+                \t<key>string</key>
+                \t<string>a &lt; b &amp; c &gt; d&#13;
+                </string>
+                \t<key>uid</key>
+                \t<dict>
+                \t\t<key>CF$UID</key>
+                \t\t<integer>42</integer>
+                \t</dict>
+                \t<key>yes</key>
+                \t<true/>
+                </dict>
+                </plist>
 
-            """
+                """
         #expect(try encodeText(value) == expected)
     }
 
     @Test func scalarRoots() throws {
         #expect(try encodeText("x") == header + "<string>x</string>\n</plist>\n")
         #expect(try encodeText([]) == header + "<array/>\n</plist>\n")
-        #expect(try encodeText(.integer(PlistInteger(Int64.min))) == header + "<integer>-9223372036854775808</integer>\n</plist>\n")
+        #expect(
+            try encodeText(.integer(PlistInteger(Int64.min))) == header
+                + "<integer>-9223372036854775808</integer>\n</plist>\n")
     }
 
     @Test func dataLinesNarrowWithDepth() throws {
         let bytes = (0..<200).map { UInt8($0) }
         var value = PlistValue.data(bytes)
         for _ in 0..<9 { value = [value] }
-        let lines = try encodeText(value).split(separator: "\n").filter { $0.hasPrefix("\t\t\t\t\t\t\t\t\t") && !$0.contains("<") }
+        let lines = try encodeText(value).split(separator: "\n").filter {
+            $0.hasPrefix("\t\t\t\t\t\t\t\t\t") && !$0.contains("<")
+        }
         // At depth 9 the width is max(16, 76 - 72) = 16 characters: 12 bytes a line.
         #expect(lines.first.map { $0.count } == 9 + 16)
         #expect(lines.count == (200 + 11) / 12)
@@ -256,9 +268,12 @@ struct XMLPlistWriterRoundTripTests {
     }
 
     @Test func realsRoundTripExactly() throws {
-        let reals: [Double] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-                               .leastNormalMagnitude, .leastNormalMagnitude.nextDown, .greatestFiniteMagnitude,
-                               -.greatestFiniteMagnitude, 0.1, 1.0 / 3, 1e16, 1e-5, Double(bitPattern: 0x0000_1234_5678_9ABC), 9007199254740992]
+        let reals: [Double] = [
+            0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+            .leastNormalMagnitude, .leastNormalMagnitude.nextDown, .greatestFiniteMagnitude,
+            -.greatestFiniteMagnitude, 0.1, 1.0 / 3, 1e16, 1e-5, Double(bitPattern: 0x0000_1234_5678_9ABC),
+            9007199254740992,
+        ]
         let value = PlistValue.array(reals.map(PlistValue.real))
         #expect(try decode(XMLPlistWriter.write(value)) == value)
         guard case .real(let nan)? = try decode(XMLPlistWriter.write([.real(.nan)])).arrayValue?.first else {
@@ -281,7 +296,8 @@ struct XMLPlistWriterRoundTripTests {
         #expect(try decode(XMLPlistWriter.write(value)) == value)
     }
 
-    @Test("decoding then encoding the CPython test file gives it back byte for byte",
+    @Test(
+        "decoding then encoding the CPython test file gives it back byte for byte",
         .enabled(if: (try? Corpus.load()) != nil, Comment(rawValue: Corpus.absentMessage)))
     func cpythonTestDataIsReproduced() throws {
         let corpus = try #require(try Corpus.load())
@@ -293,7 +309,8 @@ struct XMLPlistWriterRoundTripTests {
 
 /// Runs CPython's plistlib on the other side of the format.
 private enum Python {
-    static let executable: String? = ["/usr/bin/python3", "/usr/local/bin/python3"]
+    static let executable: String? =
+        ["/usr/bin/python3", "/usr/local/bin/python3"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
         ?? ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
         .map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -389,13 +406,16 @@ struct XMLPlistWriterPythonTests {
         let directory = try TemporaryDirectory(prefix: "xml-python")
         let script = """
             import random
+            inf = float("inf")
+            top = 2**64 - 1
             rng = random.Random(int(sys.argv[2]))
-            def s(): return "".join(rng.choice(["a", "<", "&", ">", "]]>", "é", "🐍", "\\t", "\\n", " ", "中"]) for _ in range(rng.randint(0, 8)))
+            pieces = ["a", "<", "&", ">", "]]>", "é", "🐍", "\\t", "\\n", " ", "中"]
+            def s(): return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
             def value(depth):
                 k = rng.randint(0, 9 if depth > 0 else 6)
                 if k == 0: return s()
-                if k == 1: return rng.choice([0, -1, 2**63 - 1, -2**63, 2**64 - 1, 2**63, rng.randint(-2**63, 2**64 - 1)])
-                if k == 2: return rng.choice([0.0, -0.0, 0.1, 1e300, 5e-324, float("inf"), -float("inf"), rng.uniform(-1e9, 1e9)])
+                if k == 1: return rng.choice([0, -1, 2**63 - 1, -2**63, top, 2**63, rng.randint(-2**63, top)])
+                if k == 2: return rng.choice([0.0, -0.0, 0.1, 1e300, 5e-324, inf, -inf, rng.uniform(-1e9, 1e9)])
                 if k == 3: return rng.random() < 0.5
                 if k == 4: return datetime.datetime(1, 1, 1) + datetime.timedelta(seconds=rng.randint(0, 315537897599))
                 if k == 5: return bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 100)))
