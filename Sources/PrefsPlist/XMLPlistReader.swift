@@ -352,6 +352,7 @@ extension XMLPlistReader {
 
         /// Checks the element may stand where it is: keys and values alternate in a dictionary,
         /// `<plist>` holds one value, keys appear only in dictionaries.
+        // Inlined: called out of line from a mutating method, the whole builder was copied per element.
         @inline(__always)
         private func checkPlacement(of tag: Tag, at position: TagPosition) throws {
             // Fields are read through the index, never by copying the frame.
@@ -466,6 +467,7 @@ extension XMLPlistReader {
             }
         }
 
+        // Inlined for the same reason as `checkPlacement`.
         @inline(__always)
         private func tag(named name: UnsafePointer<xmlChar>?) -> Tag? {
             guard let name else { return nil }
