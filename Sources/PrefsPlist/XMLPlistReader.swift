@@ -383,6 +383,9 @@ extension XMLPlistReader {
 
         private mutating func endElement() throws {
             if let tag = scalarTag {
+                // `<string>\n</string>` and `<string></string>` look alike once libxml2 drops blank text:
+                // only a second reading with blanks kept tells a whitespace-only string from an empty one.
+                if blanksDropped, tag == .key || tag == .string, scalarString.isEmpty { throw RetryKeepingBlanks() }
                 scalarTag = nil
                 if tag == .key {
                     addKey(takeScalarString(), at: scalarPosition)

@@ -45,7 +45,7 @@ enum FileIO {
         var existing = stat()
         let mode: mode_t = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o644
         var template = Array("\(directoryPath)/.plutil-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkostemp($0.baseAddress!, O_CLOEXEC) }
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw failure("cannot create a temporary file in \(directoryPath)") }
         let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var succeeded = false

@@ -121,7 +121,7 @@ func binaryReadError(_ bytes: [UInt8], limits: PlistLimits = .default) throws ->
             corpus.files.first { $0.relativePath.hasSuffix("hostile-cpython-deep-nesting-100000.bplist") })
         let error = try binaryReadError(try file.bytes())
         #expect(error.code == .limitExceeded)
-        #expect(error.message.contains("deeper than 512"))
+        #expect(error.message.contains("deeper than \(PlistLimits.default.maxDepth)"))
     }
 
     // MARK: - Header and trailer
@@ -434,8 +434,9 @@ func binaryReadError(_ bytes: [UInt8], limits: PlistLimits = .default) throws ->
         let error = try binaryReadError(nested(301).bytes, limits: limits)
         #expect(error.code == .limitExceeded)
         #expect(error.message.contains("deeper than 300"))
-        #expect(try readBinary(nested(512).bytes).depth == 512)
-        #expect(try binaryReadError(nested(513).bytes).code == .limitExceeded)
+        let defaultDepth = PlistLimits.default.maxDepth
+        #expect(try readBinary(nested(defaultDepth).bytes).depth == defaultDepth)
+        #expect(try binaryReadError(nested(defaultDepth + 1).bytes).code == .limitExceeded)
     }
 
     @Test func reusedSubtreeIsCheckedAgainstTheDepthWhereItIsReused() throws {

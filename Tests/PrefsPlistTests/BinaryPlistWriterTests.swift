@@ -333,11 +333,11 @@ let pythonCanonical = #"""
 
     @Test func deepNestingRoundTrips() throws {
         var value: PlistValue = "leaf"
-        for level in 0..<500 {
+        for level in 0..<PlistLimits.default.maxDepth {
             value = level.isMultiple(of: 2) ? [value, .integer(PlistInteger(Int64(level)))] : ["level": value]
         }
         let back = try readBinary(try writeBinary(value))
-        #expect(back.depth == 500)
+        #expect(back.depth == PlistLimits.default.maxDepth)
         #expect(back == value)
     }
 
