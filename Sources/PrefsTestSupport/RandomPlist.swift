@@ -121,7 +121,8 @@ public struct RandomPlist: Sendable {
 
     private mutating func integer() -> PlistInteger {
         let edges: [PlistInteger] = [
-            0, 1, -1, 127, 128, 255, 256, 65_535, 65_536, PlistInteger(Int64(Int32.max)), PlistInteger(Int64(UInt32.max)),
+            0, 1, -1, 127, 128, 255, 256, 65_535, 65_536, PlistInteger(Int64(Int32.max)),
+            PlistInteger(Int64(UInt32.max)),
             PlistInteger(Int64.max), PlistInteger(Int64.min), PlistInteger(UInt64.max), PlistInteger(UInt64(1) << 63),
         ]
         switch below(3) {
@@ -150,7 +151,8 @@ public struct RandomPlist: Sendable {
         return PlistDate(
             secondsSinceReferenceDate: below(2) == 0
                 ? edges[below(edges.count)]
-                : Double(Int64(bitPattern: next()) % (profile.datesWithinFourDigitYears ? 60_000_000_000 : 100_000_000_000)))
+                : Double(
+                    Int64(bitPattern: next()) % (profile.datesWithinFourDigitYears ? 60_000_000_000 : 100_000_000_000)))
     }
 
     /// A random string from a palette of hard cases.

@@ -69,7 +69,9 @@ import Testing
 
     @Test func deepNestingRoundTripsUpToTheLimit() throws {
         var value: PlistValue = "leaf"
-        for level in 0..<PlistLimits.default.maxDepth { value = level % 2 == 0 ? .array([value]) : .dictionary(["k": value]) }
+        for level in 0..<PlistLimits.default.maxDepth {
+            value = level % 2 == 0 ? .array([value]) : .dictionary(["k": value])
+        }
         for format in [PlistFormat.xml, .binary, .openStep, .json] {
             #expect(try PlistSerialization.decode(try PlistSerialization.encode(value, format: format)) == value)
         }
