@@ -21,6 +21,7 @@ public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
         /// An entry could not be sent to journald.
         public static let journalFailed = Code(base: .journalFailed)
 
+        /// The code's name, such as `notifyFailed`.
         public var description: String { "\(base)" }
     }
 

@@ -26,6 +26,7 @@ public enum SocketActivation {
             self.path = path
         }
 
+        /// `descriptor 3 (prefsd) at /run/user/1000/prefsd/socket`.
         public var description: String { "descriptor \(descriptor) (\(name)) at \(path ?? "an unnamed address")" }
     }
 

@@ -12,9 +12,9 @@ import ServiceLifecycle
 /// own, so systemd's environment (`NOTIFY_SOCKET`, `LISTEN_FDS`, `JOURNAL_STREAM`, …) is real and per process.
 ///
 /// Modes (the first argument):
-/// - `notify [--stop-after-ms N]`: prints what ``SystemdNotifier`` read, then runs a `ServiceGroup` of
-///   ``SystemdWatchdogService`` and a server stand-in that sends `READY=1` and `STATUS=`, and on graceful shutdown
-///   (SIGTERM, or after N ms) `STOPPING=1`.
+/// - `notify [--reload] [--stop-after-ms N]`: prints what ``SystemdNotifier`` read, then runs a `ServiceGroup` of
+///   ``SystemdWatchdogService`` and a server stand-in that sends `READY=1` and `STATUS=` (with `--reload`, then
+///   `RELOADING=1` and `READY=1` again), and on graceful shutdown (SIGTERM, or after N ms) `STOPPING=1`.
 /// - `activate`: adopts the one socket systemd passed, sends `READY=1`, accepts one connection, answers the line it
 ///   reads with `echo: <line>`, sends `STOPPING=1` and exits. Exit 3 when the passed socket is unsuitable, 4 when
 ///   the process was not socket-activated.
@@ -37,12 +37,15 @@ struct PrefsSystemdFixture {
             journalCapture(path: arguments[1])
         default:
             fail(
-                "usage: PrefsSystemdFixture notify [--stop-after-ms N] | activate | log | journal-capture PATH",
+                "usage: PrefsSystemdFixture notify [--reload] [--stop-after-ms N] | activate | log | journal-capture PATH",
                 status: 64)
         }
     }
 
     static func notify(arguments: [String]) async {
+        var arguments = arguments
+        let reload = arguments.first == "--reload"
+        if reload { arguments.removeFirst() }
         let notifier = SystemdNotifier()
         print("notify-enabled=\(notifier.isEnabled)")
         print("watchdog-timeout-usec=\(notifier.watchdogTimeout.map { String(microseconds($0)) } ?? "none")")
@@ -51,7 +54,7 @@ struct PrefsSystemdFixture {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             // First, so that it is shut down last and keeps pinging while the server stand-in stops.
             .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
-            .init(service: ServerStandIn(notifier: notifier)),
+            .init(service: ServerStandIn(notifier: notifier, reload: reload)),
         ]
         if arguments.count == 2, arguments[0] == "--stop-after-ms", let milliseconds = Int(arguments[1]) {
             services.append(
@@ -73,10 +76,15 @@ struct PrefsSystemdFixture {
     /// Sends what `prefsd` sends at start-up and shutdown.
     struct ServerStandIn: Service {
         let notifier: SystemdNotifier
+        let reload: Bool
 
         func run() async throws {
             try notifier.ready()
             try notifier.status("serving 2 domains, 1 client")
+            if reload {
+                try notifier.reloading()
+                try notifier.ready(status: "reloaded")
+            }
             do { try await gracefulShutdown() } catch {}
             try notifier.stopping(status: "flushing 2 domains")
         }

@@ -101,6 +101,30 @@ import Testing
         #expect(result.standardError.isEmpty, "\(result)")
     }
 
+    @Test func reloadingCarriesTheMonotonicClock() throws {
+        let directory = try TemporaryDirectory(prefix: "prefs-notify")
+        let notify = try UnixSocket.boundDatagram(at: directory.file("notify"))
+        let child = try Self.startNotifyFixture(
+            notifySocket: directory.file("notify"), watchdogMicroseconds: nil,
+            arguments: ["--reload", "--stop-after-ms", "200"])
+        var texts: [String] = []
+        while let text = try notify.receive(timeout: .seconds(10)) {
+            texts.append(text)
+            if text.hasPrefix("STOPPING=1") { break }
+        }
+        let now = Systemd.monotonicMicroseconds()
+        let result = child.finish()
+        #expect(result.status == 0, "\(result)")
+        try #require(texts.count == 5, "\(texts)")
+        #expect(texts[0] == "READY=1" && texts[1] == "STATUS=serving 2 domains, 1 client", "\(texts)")
+        #expect(texts[3] == "READY=1\nSTATUS=reloaded", "\(texts)")
+        // systemd 253+ requires MONOTONIC_USEC with RELOADING=1: CLOCK_MONOTONIC, shared by every process.
+        let lines = texts[2].split(separator: "\n")
+        #expect(lines.first == "RELOADING=1", "\(texts)")
+        let stamp = lines.count == 2 && lines[1].hasPrefix("MONOTONIC_USEC=") ? UInt64(lines[1].dropFirst(15)) : nil
+        #expect(stamp.map { $0 <= now && now - $0 < 10_000_000 } == true, "\(texts), now \(now)")
+    }
+
     @Test func messageText() {
         #expect(SystemdNotifier.message("READY=1", status: nil) == "READY=1")
         #expect(SystemdNotifier.message("READY=1", status: "3 domains") == "READY=1\nSTATUS=3 domains")
