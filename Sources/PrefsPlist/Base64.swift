@@ -1,6 +1,7 @@
 /// Standard base64 (RFC 4648, with padding), as XML `<data>` and GNUstep `<[…]>` use it.
 public enum Base64 {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// 0–63 for alphabet bytes, 64 for `=`, 0xFE for white space, 0xFF for anything else.
     private static let decodeTable: [UInt8] = {

@@ -135,8 +135,10 @@ extension PlistDate {
         var fields = [Int64](repeating: 0, count: 5)
         fields[1] = 1  // day defaults to 1 when missing
         fields[0] = 1
-        let separators: [UInt8] = [UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"),
-                                   UInt8(ascii: ":"), UInt8(ascii: ":")]
+        let separators: [UInt8] = [
+            UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"),
+            UInt8(ascii: ":"), UInt8(ascii: ":"),
+        ]
         var index = 0
         while index < 5, scanner.take(separators[index]) {
             guard let field = scanner.unsignedNumber(maxDigits: 2) else { return nil }

@@ -57,7 +57,8 @@ public enum PlistFormat: String, Sendable, Hashable, CaseIterable {
             letters.append(scalar)
             position += encoding.codeUnitSize
         }
-        return !letters.allSatisfy { ($0 | 0x20) <= UInt8(ascii: "f") } || ["array", "data", "date", "dict"]
-            .contains(String(decoding: letters, as: UTF8.self))
+        return !letters.allSatisfy { ($0 | 0x20) <= UInt8(ascii: "f") }
+            || ["array", "data", "date", "dict"]
+                .contains(String(decoding: letters, as: UTF8.self))
     }
 }

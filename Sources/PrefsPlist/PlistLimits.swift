@@ -18,6 +18,9 @@ public struct PlistLimits: Sendable, Hashable {
         self.maxObjectCount = maxObjectCount
     }
 
-    /// Generous limits for files: 256 MiB, depth 512, 16 million objects.
-    public static let `default` = PlistLimits(maxInputBytes: 256 << 20, maxDepth: 512, maxObjectCount: 16 << 20)
+    /// Generous limits for files: 256 MiB, depth 250, 16 million objects.
+    ///
+    /// The depth is the same for every format: libxml2 refuses elements nested more than 256 deep without
+    /// `XML_PARSE_HUGE` (which stays off), and the `<plist>` wrapper and root take two of those levels.
+    public static let `default` = PlistLimits(maxInputBytes: 256 << 20, maxDepth: 250, maxObjectCount: 16 << 20)
 }

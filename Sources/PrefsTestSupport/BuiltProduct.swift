@@ -19,7 +19,8 @@ public struct BuiltProduct: Sendable {
 
     /// The product named `name` in the build directory that holds the running test binary.
     public init(_ name: String) {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
         // On Linux the test runner is `<bin>/<package>PackageTests.xctest`, a file beside the products.

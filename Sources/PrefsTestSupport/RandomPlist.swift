@@ -20,6 +20,8 @@ public struct RandomPlist: Sendable {
         public var controlCharacters = false
         /// Carriage returns (XML readers normalise a raw CR; writers must escape it).
         public var carriageReturns = true
+        /// Dates only in years 1–9999, the range of Python's `datetime`.
+        public var datesWithinFourDigitYears = false
 
         public init() {}
 
@@ -119,7 +121,8 @@ public struct RandomPlist: Sendable {
 
     private mutating func integer() -> PlistInteger {
         let edges: [PlistInteger] = [
-            0, 1, -1, 127, 128, 255, 256, 65_535, 65_536, PlistInteger(Int64(Int32.max)), PlistInteger(Int64(UInt32.max)),
+            0, 1, -1, 127, 128, 255, 256, 65_535, 65_536, PlistInteger(Int64(Int32.max)),
+            PlistInteger(Int64(UInt32.max)),
             PlistInteger(Int64.max), PlistInteger(Int64.min), PlistInteger(UInt64.max), PlistInteger(UInt64(1) << 63),
         ]
         switch below(3) {
@@ -141,12 +144,15 @@ public struct RandomPlist: Sendable {
     }
 
     private mutating func date() -> PlistDate {
-        var edges: [Double] = [0, -63_114_076_800, 63_113_904_000, -978_307_200, 1e10, -1e10]
+        var edges: [Double] = [0, 63_113_904_000, -978_307_200, 1e10, -1e10]
+        if !profile.datesWithinFourDigitYears { edges.append(-63_114_076_800) }  // NSDate.distantPast, year 0
         if profile.nonFiniteDates { edges += [.infinity, .nan] }
         // Text formats keep whole seconds only.
         return PlistDate(
             secondsSinceReferenceDate: below(2) == 0
-                ? edges[below(edges.count)] : Double(Int64(bitPattern: next()) % 100_000_000_000))
+                ? edges[below(edges.count)]
+                : Double(
+                    Int64(bitPattern: next()) % (profile.datesWithinFourDigitYears ? 60_000_000_000 : 100_000_000_000)))
     }
 
     /// A random string from a palette of hard cases.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The file and stream operations `plutil` needs. Every C call of this module lives here; each retries
@@ -29,7 +29,9 @@ enum FileIO {
         if status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size)) }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in retrying { Glibc.read(descriptor, raw.baseAddress, raw.count) } }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                retrying { Glibc.read(descriptor, raw.baseAddress, raw.count) }
+            }
             if count < 0 { throw failure("cannot read \(path)") }
             if count == 0 { break }
             bytes.append(contentsOf: buffer[0..<count])
@@ -45,7 +47,7 @@ enum FileIO {
         var existing = stat()
         let mode: mode_t = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o644
         var template = Array("\(directoryPath)/.plutil-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkostemp($0.baseAddress!, O_CLOEXEC) }
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw failure("cannot create a temporary file in \(directoryPath)") }
         let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var succeeded = false

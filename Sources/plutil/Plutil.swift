@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PrefsPlist
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `plutil`: checks, converts, prints and extracts property lists, as the macOS command does.
 @main

@@ -83,7 +83,9 @@ import Testing
     @Test func lintOfAMissingFileSaysSo() throws {
         let result = try plutil.run(["-lint", "/nonexistent/file.plist"])
         #expect(result.status == 1)
-        #expect(result.standardError == "/nonexistent/file.plist: cannot open /nonexistent/file.plist: No such file or directory\n")
+        #expect(
+            result.standardError
+                == "/nonexistent/file.plist: cannot open /nonexistent/file.plist: No such file or directory\n")
     }
 
     @Test func convertToXMLInPlaceWritesApplesLayout() throws {

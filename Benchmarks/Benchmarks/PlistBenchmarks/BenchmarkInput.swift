@@ -68,9 +68,10 @@ struct BenchmarkInput: Sendable {
             case 6: root[key] = .array((0..<(2 + Int(next() % 4))).map { _ in scalar(Int(next() % 6)) })
             default:
                 root[key] = .dictionary(
-                    Dictionary(uniqueKeysWithValues: (0..<(2 + Int(next() % 3))).map {
-                        ("\(words[Int(next() % 10)])\($0)", scalar(Int(next() % 6)))
-                    }))
+                    Dictionary(
+                        uniqueKeysWithValues: (0..<(2 + Int(next() % 3))).map {
+                            ("\(words[Int(next() % 10)])\($0)", scalar(Int(next() % 6)))
+                        }))
             }
         }
         return .dictionary(root)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PrefsPlist
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// libFuzzer's entry point for programs that own `main`. SwiftPM renames an executable's `main`, so a harness
 /// cannot rely on libFuzzer's; it calls this driver itself.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FuzzSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @main
 enum FuzzXML {
