@@ -6,7 +6,7 @@ public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
-            case activationFailed, unsupportedSocket, unexpectedSocketCount, notifyFailed, journalFailed
+            case activationFailed, unsupportedSocket, unexpectedSocketCount, notifyFailed
         }
         private let base: Base
 
@@ -18,8 +18,6 @@ public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
         public static let unexpectedSocketCount = Code(base: .unexpectedSocketCount)
         /// A message could not be sent to the service manager's `NOTIFY_SOCKET`.
         public static let notifyFailed = Code(base: .notifyFailed)
-        /// An entry could not be sent to journald.
-        public static let journalFailed = Code(base: .journalFailed)
 
         /// The code's name, such as `notifyFailed`.
         public var description: String { "\(base)" }
