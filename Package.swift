@@ -7,6 +7,10 @@ let package = Package(
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
         .executable(name: "plutil", targets: ["plutil"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CPrefsXML2",
@@ -37,6 +41,22 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PrefsTestSupport", "plutil"]
+        ),
+        .target(
+            name: "PrefsSystemd",
+            dependencies: [
+                "CPrefsSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "PrefsSystemdFixture",
+            dependencies: ["PrefsSystemd"]
+        ),
+        .testTarget(
+            name: "PrefsSystemdTests",
+            dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
         ),
     ],
     swiftLanguageModes: [.v6]

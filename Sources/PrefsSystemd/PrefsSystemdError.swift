@@ -1,0 +1,66 @@
+/// The error every API in `PrefsSystemd` throws.
+///
+/// It says what went wrong (``code``), in words that name the problem (``message``), and which system call failed
+/// underneath, if one did (``cause``, usually a ``SystemCallError``).
+public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure, stable across releases; compare with the static members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: Hashable, Sendable {
+            case activationFailed, unsupportedSocket, unexpectedSocketCount, notifyFailed
+        }
+        private let base: Base
+
+        /// The descriptors systemd passed could not be read (`LISTEN_FDS` is malformed, say).
+        public static let activationFailed = Code(base: .activationFailed)
+        /// A passed descriptor is not a listening `AF_UNIX` stream socket.
+        public static let unsupportedSocket = Code(base: .unsupportedSocket)
+        /// systemd passed more sockets than the caller can serve.
+        public static let unexpectedSocketCount = Code(base: .unexpectedSocketCount)
+        /// A message could not be sent to the service manager's `NOTIFY_SOCKET`.
+        public static let notifyFailed = Code(base: .notifyFailed)
+
+        /// The code's name, such as `notifyFailed`.
+        public var description: String { "\(base)" }
+    }
+
+    /// A system or libsystemd call that failed, with the `errno` it reported.
+    public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The function that failed, such as `sd_notify`.
+        public let call: String
+        /// The `errno` value (libsystemd's negative return value, negated).
+        public let errno: Int32
+
+        /// Creates the error for `call` failing with `errno`.
+        public init(call: String, errno: Int32) {
+            self.call = call
+            self.errno = errno
+        }
+
+        /// `sd_notify: Connection refused (errno 111)`.
+        public var description: String { "\(call): \(Systemd.errorText(errno)) (errno \(errno))" }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A sentence naming the problem.
+    public var message: String
+    /// The underlying error, when a lower layer failed first.
+    public var cause: (any Error & Sendable)?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: A sentence naming the problem.
+    ///   - cause: The underlying error, if any.
+    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// The message with its cause, as a user should see it.
+    public var description: String {
+        guard let cause else { return message }
+        return "\(message): \(cause)"
+    }
+}
