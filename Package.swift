@@ -31,12 +31,20 @@ let package = Package(
             dependencies: ["PrefsPlist"]
         ),
         .target(
+            name: "PrefsWire",
+            dependencies: ["PrefsPlist"]
+        ),
+        .target(
             name: "PrefsTestSupport",
             dependencies: ["PrefsPlist"]
         ),
         .testTarget(
             name: "PrefsPlistTests",
             dependencies: ["PrefsPlist", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "PrefsWireTests",
+            dependencies: ["PrefsWire", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,49 @@
+import PrefsPlist
+
+/// Where a value comes from: the layer, the domain, and the file when there is one.
+///
+/// On the wire: `layer` (string, see ``WireLayer``), `domain` (string), `byHost` (boolean, default false),
+/// `path` (string, absent for layers without a file).
+public struct WireSource: Sendable, Hashable {
+    /// The search-list layer.
+    public var layer: WireLayer
+    /// The domain name within that layer (`NSGlobalDomain` for the global layers).
+    public var domain: String
+    /// Whether the value came from the by-host variant.
+    public var byHost: Bool
+    /// The file the layer is stored in, when it has one.
+    public var path: String?
+
+    /// Creates a source.
+    /// - Parameters:
+    ///   - layer: The search-list layer.
+    ///   - domain: The domain name.
+    ///   - byHost: Whether it is the by-host variant.
+    ///   - path: The file, when the layer has one.
+    public init(layer: WireLayer, domain: String, byHost: Bool = false, path: String? = nil) {
+        self.layer = layer
+        self.domain = domain
+        self.byHost = byHost
+        self.path = path
+    }
+
+    var dictionary: [String: PlistValue] {
+        var result: [String: PlistValue] = ["layer": .string(layer.rawValue), "domain": .string(domain)]
+        if byHost { result["byHost"] = .bool(true) }
+        result.setIfPresent("path", path.map(PlistValue.string))
+        return result
+    }
+
+    init(dictionary: [String: PlistValue], path fieldPath: String) throws(WireError) {
+        var fields = WireFields(dictionary, path: fieldPath)
+        let layerName = try fields.string("layer")
+        guard let layer = WireLayer(rawValue: layerName) else {
+            throw WireError.badField(fields.path(of: "layer"), "names no known layer (got \"\(layerName)\")")
+        }
+        let domain = try fields.string("domain")
+        let byHost = try fields.optionalBool("byHost") ?? false
+        let path = try fields.optionalString("path")
+        try fields.finish()
+        self.init(layer: layer, domain: domain, byHost: byHost, path: path)
+    }
+}
