@@ -1,4 +1,4 @@
-import CPrefsXML2
+internal import CPrefsXML2
 import Glibc
 
 /// Reads XML property lists with libxml2's streaming `xmlReader`, following CoreFoundation's rules.

@@ -1,4 +1,4 @@
-import CPrefsSystemd
+internal import CPrefsSystemd
 import Synchronization
 
 #if canImport(Glibc)
