@@ -38,6 +38,9 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["PrefsTestSupport", "plutil"]
         ),
+        .target(name: "PrefsStore", dependencies: ["PrefsPlist"]),
+        .executableTarget(name: "PrefsStoreFixture", dependencies: ["PrefsStore"]),
+        .testTarget(name: "PrefsStoreTests", dependencies: ["PrefsStore", "PrefsTestSupport", "PrefsStoreFixture"]),
     ],
     swiftLanguageModes: [.v6]
 )
