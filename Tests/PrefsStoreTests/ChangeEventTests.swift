@@ -205,6 +205,21 @@ import Testing
         #expect(eventually { store.value(forKey: "k", in: app) == "edited later" })
     }
 
+    @Test func aByHostDirectoryCreatedLaterIsWatched() throws {
+        let fixture = try StoreFixture()
+        let byHost = DomainID(app.name, scope: .byHost)
+        let reader = fixture.makeStore()
+        #expect(reader.value(forKey: "k", in: byHost) == nil)
+        #expect(!fileExists(fixture.paths.byHostDirectory))
+        let writer = fixture.makeStore()
+        try writer.set("first", forKey: "k", in: byHost)
+        try writer.synchronize()
+        #expect(eventually { reader.value(forKey: "k", in: byHost) == "first" })
+        try writer.set("second", forKey: "k", in: byHost)
+        try writer.synchronize()
+        #expect(eventually { reader.value(forKey: "k", in: byHost) == "second" })
+    }
+
     @Test func aQueueOverflowRereadsEveryLoadedDomain() throws {
         let fixture = try StoreFixture()
         try fixture.install(["k": "old"], as: app)
