@@ -5,6 +5,7 @@ let package = Package(
     name: "preferences",
     products: [
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
+        .library(name: "PrefsStore", targets: ["PrefsStore"]),
         .executable(name: "plutil", targets: ["plutil"]),
     ],
     dependencies: [
@@ -12,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        // C shims: only PrefsPlist imports CPrefsXML2, only PrefsSystemd imports CPrefsSystemd.
         .systemLibrary(
             name: "CPrefsXML2",
             pkgConfig: "libxml-2.0",
@@ -22,33 +24,19 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+
+        // Modules, bottom up (docs/ARCHITECTURE.md).
         .target(
             name: "PrefsPlist",
             dependencies: ["CPrefsXML2"]
         ),
-        .executableTarget(
-            name: "plutil",
+        .target(
+            name: "PrefsStore",
             dependencies: ["PrefsPlist"]
         ),
         .target(
             name: "PrefsWire",
             dependencies: ["PrefsPlist"]
-        ),
-        .target(
-            name: "PrefsTestSupport",
-            dependencies: ["PrefsPlist"]
-        ),
-        .testTarget(
-            name: "PrefsPlistTests",
-            dependencies: ["PrefsPlist", "PrefsTestSupport"]
-        ),
-        .testTarget(
-            name: "PrefsWireTests",
-            dependencies: ["PrefsWire", "PrefsTestSupport"]
-        ),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["PrefsTestSupport", "plutil"]
         ),
         .target(
             name: "PrefsSystemd",
@@ -58,13 +46,47 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+
+        // Executables.
+        .executableTarget(
+            name: "plutil",
+            dependencies: ["PrefsPlist"]
+        ),
+
+        // Test support and fixtures (not products).
+        .target(
+            name: "PrefsTestSupport",
+            dependencies: ["PrefsPlist"]
+        ),
+        .executableTarget(
+            name: "PrefsStoreFixture",
+            dependencies: ["PrefsStore"]
+        ),
         .executableTarget(
             name: "PrefsSystemdFixture",
             dependencies: ["PrefsSystemd"]
         ),
+
+        // Tests: one target per module, plus end-to-end tests that run the built binaries.
+        .testTarget(
+            name: "PrefsPlistTests",
+            dependencies: ["PrefsPlist", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "PrefsStoreTests",
+            dependencies: ["PrefsStore", "PrefsTestSupport", "PrefsStoreFixture"]
+        ),
+        .testTarget(
+            name: "PrefsWireTests",
+            dependencies: ["PrefsWire", "PrefsTestSupport"]
+        ),
         .testTarget(
             name: "PrefsSystemdTests",
             dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PrefsTestSupport", "plutil"]
         ),
     ],
     swiftLanguageModes: [.v6]

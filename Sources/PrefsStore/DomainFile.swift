@@ -1,0 +1,172 @@
+import PrefsPlist
+
+/// Reading a domain's file, writing it atomically, and the names of its temp and set-aside files.
+enum DomainFile {
+    /// What a domain's file holds.
+    enum Contents {
+        /// There is no file: the domain is empty.
+        case missing
+        /// The file's dictionary and identity.
+        case values([String: PlistValue], FileIdentity)
+        /// The file cannot be used. `isCorrupt` is true when it is not a property-list dictionary (it may then be
+        /// set aside before a write); false when it could not be read at all (it is then left alone).
+        case broken(PrefsStoreError, FileIdentity?, isCorrupt: Bool)
+
+        /// The identity of the file read, when there was one.
+        var identity: FileIdentity? {
+            switch self {
+            case .missing: nil
+            case .values(_, let identity): identity
+            case .broken(_, let identity, _): identity
+            }
+        }
+
+        /// Whether the file looks like one being rewritten in place right now: empty or unparsable, and modified in
+        /// the last two seconds. Such a file is read again shortly rather than taken as the domain's contents.
+        func isUnsettled(now secondsSince1970: Double) -> Bool {
+            let identity: FileIdentity
+            switch self {
+            case .broken(_, let brokenIdentity?, isCorrupt: true): identity = brokenIdentity
+            case .values(let values, let valuesIdentity) where values.isEmpty && valuesIdentity.size == 0:
+                identity = valuesIdentity
+            default: return false
+            }
+            let modified = Double(identity.modificationSeconds) + Double(identity.modificationNanoseconds) / 1e9
+            return secondsSince1970 - modified < 2
+        }
+    }
+
+    /// Reads and decodes a domain's file.
+    static func load(
+        _ location: FileLocation, domain: DomainID, codec: StoreCodec, limits: StoreLimits
+    ) -> Contents {
+        let path = location.path
+        let contents: FileSystem.FileContents
+        do {
+            contents = try FileSystem.readFile(path, maxBytes: limits.maxDomainBytes)
+        } catch {
+            return .broken(
+                PrefsStoreError(
+                    .ioFailure, "cannot read \(path), the file of domain \(domain)", path: path, cause: error),
+                nil, isCorrupt: false)
+        }
+        switch contents {
+        case .missing:
+            return .missing
+        case .tooLarge(let size, let identity):
+            return .broken(
+                PrefsStoreError(
+                    .limitExceeded,
+                    "\(path), the file of domain \(domain), has \(size) bytes, beyond the domain size limit "
+                        + "(maxDomainBytes = \(limits.maxDomainBytes))", path: path),
+                identity, isCorrupt: false)
+        case .contents(let bytes, let identity):
+            switch decode(bytes, path: path, domain: domain, codec: codec, limits: limits) {
+            case .success(let values): return .values(values, identity)
+            case .failure(let error): return .broken(error, identity, isCorrupt: true)
+            }
+        }
+    }
+
+    /// Decodes a domain file's bytes; an empty file is an empty domain.
+    static func decode(
+        _ bytes: [UInt8], path: String, domain: DomainID, codec: StoreCodec, limits: StoreLimits
+    ) -> Result<[String: PlistValue], PrefsStoreError> {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .success([:]) }
+        let plistLimits = PlistLimits(
+            maxInputBytes: limits.maxDomainBytes, maxDepth: limits.maxDepth + 1,
+            maxObjectCount: PlistLimits.default.maxObjectCount)
+        let value: PlistValue
+        do {
+            value = try codec.decode(bytes, plistLimits)
+        } catch let error as PlistError {
+            return .failure(
+                PrefsStoreError(
+                    .corruptFile, "\(path), the file of domain \(domain), is corrupt", path: path, cause: error))
+        } catch {
+            return .failure(
+                PrefsStoreError(.corruptFile, "\(path), the file of domain \(domain), is corrupt: \(error)", path: path)
+            )
+        }
+        guard case .dictionary(let values) = value else {
+            return .failure(
+                PrefsStoreError(
+                    .corruptFile,
+                    "\(path), the file of domain \(domain), holds \(value.typeName == "array" ? "an" : "a") "
+                        + "\(value.typeName), not a dictionary", path: path))
+        }
+        return .success(values)
+    }
+
+    /// A fresh temp-file name next to the file: `.<name>.tmp-<pid>-<random>`.
+    static func temporaryName(for location: FileLocation) -> String {
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return ".\(location.fileName).tmp-\(FileSystem.processID)-\(random)"
+    }
+
+    /// The pid in a temp-file name of `fileName`, or `nil` when `name` is not one.
+    static func temporaryFileOwner(_ name: String, fileName: String) -> Int32? {
+        let prefix = ".\(fileName).tmp-"
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        guard let dash = rest.firstIndex(of: "-") else { return nil }
+        return Int32(rest[..<dash])
+    }
+
+    /// The pid in any temp-file name the store writes, or `nil`.
+    static func temporaryFileOwner(_ name: String) -> (fileName: String, pid: Int32)? {
+        guard name.hasPrefix(".") else { return nil }
+        let bytes = Array(name.utf8)
+        let marker = Array(".tmp-".utf8)
+        var start = bytes.count - marker.count
+        while start > 1 {
+            if bytes[start..<(start + marker.count)].elementsEqual(marker) {
+                let fileName = String(decoding: bytes[1..<start], as: UTF8.self)
+                guard let pid = temporaryFileOwner(name, fileName: fileName) else { return nil }
+                return (fileName, pid)
+            }
+            start -= 1
+        }
+        return nil
+    }
+
+    /// Removes the temp files of `location` left by writers that died before renaming them into place.
+    ///
+    /// Call with the domain's lock held: writers create temp files only under it, so a temp file of a process that
+    /// is gone, or one older than a minute, belongs to nobody.
+    static func removeStaleTemporaryFiles(of location: FileLocation) {
+        guard let names = try? FileSystem.directoryEntries(location.directory) else { return }
+        let now = FileSystem.currentTimeSince1970()
+        for name in names {
+            guard let pid = temporaryFileOwner(name, fileName: location.fileName) else { continue }
+            let path = location.directory + "/" + name
+            let isAbandoned =
+                pid == FileSystem.processID || !FileSystem.processExists(pid)
+                || ((try? FileSystem.identity(of: path)).flatMap {
+                    $0.map { now - Double($0.modificationSeconds) > 60 }
+                }
+                    ?? false)
+            if isAbandoned { FileSystem.removeQuietly(path) }
+        }
+    }
+
+    /// Renames a corrupt file to `<name>.corrupt-<UTC time>` (adding `-2`, `-3`… if that exists); never replaces
+    /// a file.
+    /// - Returns: The new name.
+    static func setAside(_ location: FileLocation) throws(SystemCallError) -> String {
+        let stamp = timestamp(secondsSince1970: FileSystem.currentTimeSince1970())
+        var attempt = 1
+        while true {
+            let name = "\(location.fileName).corrupt-\(stamp)" + (attempt == 1 ? "" : "-\(attempt)")
+            if try FileSystem.moveAside(location, to: name) { return name }
+            attempt += 1
+        }
+    }
+
+    /// `20240102T030405Z`.
+    static func timestamp(secondsSince1970: Double) -> String {
+        guard let c = PlistDate(secondsSince1970: secondsSince1970).components else { return "unknown-time" }
+        func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(c.year)\(pad(c.month))\(pad(c.day))T\(pad(c.hour))\(pad(c.minute))\(pad(c.second))Z"
+    }
+}

@@ -1,0 +1,81 @@
+/// A validated preferences domain name, such as `com.example.Editor`.
+///
+/// A name is 1–255 bytes of `A–Z a–z 0–9 . _ -`, does not start with `.`, and never contains `..`,
+/// so it can never be read as a path. `NSGlobalDomain` names the global domain (``global``), whose
+/// file is `.GlobalPreferences.plist`; the `defaults` aliases `-g` and `-globalDomain` are the
+/// command line's business, not this type's.
+public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The name as given.
+    public let rawValue: String
+
+    /// The longest name accepted, in bytes.
+    public static let maxLength = 255
+
+    /// The global domain, `NSGlobalDomain`: searched by every application after its own domains.
+    public static let global = DomainName(unchecked: "NSGlobalDomain")
+
+    /// The stem of the global domain's files (`.GlobalPreferences.plist`).
+    static let globalFileStem = ".GlobalPreferences"
+
+    /// Validates a domain name.
+    /// - Parameter rawValue: The name, such as `com.example.Editor` or `NSGlobalDomain`.
+    /// - Throws: ``PrefsStoreError`` with code `.invalidDomainName`, saying which rule the name breaks.
+    public init(_ rawValue: String) throws(PrefsStoreError) {
+        if let problem = Self.problem(with: rawValue) {
+            throw PrefsStoreError(.invalidDomainName, "invalid domain name \(Self.quoted(rawValue)): \(problem)")
+        }
+        self.rawValue = rawValue
+    }
+
+    /// Returns a name without validating it; only for names known to be valid.
+    init(unchecked rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// Whether `rawValue` is a valid domain name.
+    public static func isValid(_ rawValue: String) -> Bool {
+        problem(with: rawValue) == nil
+    }
+
+    /// True for ``global``.
+    public var isGlobal: Bool { rawValue == Self.global.rawValue }
+
+    /// The name without extension of this domain's files: the name itself, or `.GlobalPreferences`.
+    var fileStem: String { isGlobal ? Self.globalFileStem : rawValue }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: DomainName, rhs: DomainName) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The rule `rawValue` breaks, or `nil` when it is a valid name.
+    private static func problem(with rawValue: String) -> String? {
+        let bytes = rawValue.utf8
+        if bytes.isEmpty { return "a domain name cannot be empty" }
+        if bytes.count > maxLength { return "a domain name is at most \(maxLength) bytes, this one has \(bytes.count)" }
+        if bytes.first == UInt8(ascii: ".") { return "a domain name cannot start with '.'" }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            let allowed =
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            if !allowed {
+                return "only letters A–Z and a–z, digits, '.', '_' and '-' are allowed (not a path)"
+            }
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return "a domain name cannot contain '..'" }
+            previous = byte
+        }
+        return nil
+    }
+
+    /// The name in quotes, shortened and with control characters escaped, for error messages.
+    private static func quoted(_ rawValue: String) -> String {
+        var text = ""
+        for scalar in rawValue.unicodeScalars.prefix(80) {
+            text += scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        if rawValue.unicodeScalars.count > 80 { text += "…" }
+        return "\"\(text)\""
+    }
+}

@@ -1,0 +1,300 @@
+import PrefsPlist
+import Synchronization
+
+/// State of the file work lock: what the watcher remembers between batches of inotify events.
+struct FileWorkState {
+    /// Names moved away, by inotify cookie, to recognise a store's temp file renamed into place.
+    var moveSources: [UInt32: String] = [:]
+}
+
+extension PreferencesStore {
+    /// Writes every domain with unwritten changes and reads in changes other processes made on disk.
+    ///
+    /// Returns only after every write is durable (`fsync`ed, directory included).
+    /// - Throws: ``PrefsStoreError`` for the first domain that could not be written; the others are still
+    ///   written, and the failed changes stay pending and are retried.
+    public func synchronize() throws(PrefsStoreError) {
+        var firstError: PrefsStoreError?
+        _ = worker?.rewatchIfNeeded()  // every loaded domain is re-read below anyway
+        fileWork.withLock { work in
+            for slot in state.withLock({ $0.dirtySlots }) {
+                do throws(PrefsStoreError) {
+                    try flush(slot: slot, &work)
+                } catch {
+                    firstError = firstError ?? error
+                }
+            }
+            let count = state.withLock { $0.domains.count }
+            for slot in 0..<count { reloadIfChanged(slot: slot, origin: .external, &work) }
+        }
+        deliverQueued()
+        if let firstError { throw firstError }
+    }
+
+    /// Writes one domain's unwritten changes durably and reads in changes made to it on disk.
+    /// - Throws: ``PrefsStoreError`` when the domain cannot be written; its changes stay pending.
+    public func synchronize(_ domain: DomainID) throws(PrefsStoreError) {
+        let slot = loadDomain(domain)
+        var failure: PrefsStoreError?
+        fileWork.withLock { work in
+            do throws(PrefsStoreError) {
+                try flush(slot: slot, &work)
+            } catch {
+                failure = error
+            }
+            reloadIfChanged(slot: slot, origin: .external, &work)
+        }
+        deliverQueued()
+        if let failure { throw failure }
+    }
+
+    /// How many times the store replaced or removed a domain file.
+    var writeCount: Int { writes.load(ordering: .relaxed) }
+
+    /// Loads a domain on first use and returns its slot.
+    func loadDomain(_ domain: DomainID) -> Int {
+        if let slot = state.withLock({ $0.slots[domain] }) { return slot }
+        let (slot, deliver) = fileWork.withLock { _ -> (Int, Bool) in
+            if let slot = state.withLock({ $0.slots[domain] }) { return (slot, false) }
+            var loaded: DomainState
+            do throws(PrefsStoreError) {
+                let location = try paths.location(of: domain)
+                loaded = DomainState(id: domain, location: location, locationError: nil)
+                loaded.adopt(DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits))
+            } catch {
+                loaded = DomainState(id: domain, location: nil, locationError: error)
+            }
+            return state.withLock { state in (state.install(loaded), state.endBatch()) }
+        }
+        if deliver { deliverQueued() }
+        return slot
+    }
+
+    /// Writes the domains whose flush delay has passed (the worker calls this).
+    func flushDueDomains() {
+        let rewatched = Set(worker?.rewatchIfNeeded() ?? [])
+        fileWork.withLock { work in
+            if !rewatched.isEmpty {
+                let slots = state.withLock { state in
+                    state.domains.indices.filter { rewatched.contains(state.domains[$0].id.scope) }
+                }
+                for slot in slots { reloadIfChanged(slot: slot, origin: .external, &work) }
+            }
+            for slot in state.withLock({ $0.takeUnsettledSlots(at: .now) }) {
+                reloadIfChanged(slot: slot, origin: .external, &work)
+            }
+            for slot in state.withLock({ $0.dueSlots(at: .now) }) {
+                // A failure is queued as a diagnostic and retried later.
+                try? flush(slot: slot, &work)
+            }
+        }
+        deliverQueued()
+    }
+
+    /// Writes every unwritten change, reporting failures as diagnostics (at exit and when the store goes away).
+    func flushAllReportingErrors() {
+        fileWork.withLock { work in
+            for slot in state.withLock({ $0.dirtySlots }) {
+                try? flush(slot: slot, &work)
+            }
+        }
+        deliverQueued()
+    }
+
+    /// Re-reads a loaded domain's file if it is no longer the version the store knows.
+    func reloadIfChanged(slot: Int, origin: ChangeOrigin, _ work: inout FileWorkState) {
+        let (id, location, knownIdentity) = state.withLock { state in
+            (state.domains[slot].id, state.domains[slot].location, state.domains[slot].identity)
+        }
+        guard let location else { return }
+        do {
+            if try FileSystem.identity(of: location.path) == knownIdentity { return }
+        } catch {
+            // Loading reports what is wrong.
+        }
+        let contents = DomainFile.load(location, domain: id, codec: codec, limits: configuration.limits)
+        state.withLock { state in
+            // An editor that rewrites in place truncates first: do not take a half-written file for the domain.
+            if contents.isUnsettled(now: FileSystem.currentTimeSince1970()) {
+                state.markUnsettled(slot: slot)
+            } else {
+                state.unsettledSlots.remove(slot)
+                // Stores replace files, so a file changed under the same inode was edited in place by someone else,
+                // whatever event brought it here (the rename of an earlier write, say).
+                var origin = origin
+                if let known = knownIdentity, let identity = contents.identity,
+                    known.device == identity.device, known.inode == identity.inode
+                {
+                    origin = .external
+                }
+                state.applyFileContents(contents, slot: slot, origin: origin)
+                _ = state.endBatch()
+            }
+        }
+    }
+
+    /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled.
+    func flush(slot: Int, _ work: inout FileWorkState) throws(PrefsStoreError) {
+        guard let plan = state.withLock({ $0.takeFlushPlan(slot: slot) }) else { return }
+        do {
+            let (written, identity) = try write(plan)
+            state.withLock { state in
+                state.completeFlush(plan, written: written, identity: identity)
+                _ = state.endBatch()
+            }
+        } catch {
+            state.withLock { state in
+                state.restoreFailedFlush(plan, error: error)
+                _ = state.endBatch()
+            }
+            throw error
+        }
+    }
+
+    /// The file work of one write, under the domain's lock: merge with the file as it is now, then replace it.
+    /// - Returns: What the file holds afterwards, and its identity (`nil` when there is no file).
+    private func write(_ plan: StoreState.FlushPlan) throws(PrefsStoreError) -> ([String: PlistValue], FileIdentity?) {
+        let id = plan.id
+        let location = try paths.location(of: id)
+        let lockLocation = try paths.lockLocation(of: id)
+        let lock: Int32
+        do {
+            try FileSystem.makeDirectories(location.directory)
+            try FileSystem.makeDirectories(lockLocation.directory)
+            lock = try FileSystem.lockExclusively(lockLocation.path)
+        } catch {
+            throw PrefsStoreError(
+                .ioFailure, "cannot lock domain \(id) for writing", path: lockLocation.path, cause: error)
+        }
+        defer { FileSystem.unlock(lock) }
+        if plan.checkStaleTemporaryFiles { DomainFile.removeStaleTemporaryFiles(of: location) }
+
+        // Another process may have written since this store last read the file: start from what is there now.
+        var onDisk: [String: PlistValue] = [:]
+        var currentIdentity: FileIdentity?
+        do {
+            currentIdentity = try FileSystem.identity(of: location.path)
+        } catch {
+            throw PrefsStoreError(
+                .ioFailure, "cannot examine the file of domain \(id)", path: location.path, cause: error)
+        }
+        var setAside = false
+        if let identity = currentIdentity {
+            if identity == plan.knownIdentity, plan.knownIssue == nil {
+                onDisk = plan.knownDisk
+            } else {
+                switch loadSettled(location, domain: id) {
+                case .missing:
+                    currentIdentity = nil
+                case .values(let values, let identity):
+                    onDisk = values
+                    currentIdentity = identity
+                case .broken(let error, _, isCorrupt: true):
+                    try setAsideCorruptFile(location, domain: id, error: error)
+                    setAside = true
+                    currentIdentity = nil
+                case .broken(let error, _, isCorrupt: false):
+                    throw error
+                }
+            }
+        }
+
+        var result = plan.replacement?.values ?? onDisk
+        for (key, change) in plan.pending { result[key] = change.value }
+        if result == onDisk && !setAside { return (onDisk, currentIdentity) }
+        do {
+            if result.isEmpty {
+                try FileSystem.removeFile(location)
+                writes.add(1, ordering: .relaxed)
+                return ([:], nil)
+            }
+            let bytes = try encode(result, domain: id, path: location.path)
+            let identity = try FileSystem.writeAtomically(
+                bytes, to: location, temporaryName: DomainFile.temporaryName(for: location))
+            writes.add(1, ordering: .relaxed)
+            return (result, identity)
+        } catch let error as SystemCallError {
+            throw PrefsStoreError(.ioFailure, "cannot write domain \(id)", path: location.path, cause: error)
+        } catch let error as PrefsStoreError {
+            throw error
+        } catch {
+            throw PrefsStoreError(.ioFailure, "cannot write domain \(id): \(error)", path: location.path)
+        }
+    }
+
+    /// Loads a file for a write, giving a hand edit in progress time to finish: an empty or unparsable file that
+    /// changed in the last two seconds is read again for up to a second before it counts as empty or corrupt.
+    private func loadSettled(_ location: FileLocation, domain: DomainID) -> DomainFile.Contents {
+        var contents = DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits)
+        var attempts = 0
+        while attempts < 20, contents.isUnsettled(now: FileSystem.currentTimeSince1970()) {
+            FileSystem.sleep(milliseconds: 50)
+            contents = DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits)
+            attempts += 1
+        }
+        return contents
+    }
+
+    private func encode(
+        _ values: [String: PlistValue], domain: DomainID, path: String
+    ) throws(PrefsStoreError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try codec.encode(.dictionary(values))
+        } catch {
+            throw PrefsStoreError(.encodingFailed, "cannot encode domain \(domain): \(error)", path: path)
+        }
+        let limit = configuration.limits.maxDomainBytes
+        if bytes.count > limit {
+            throw PrefsStoreError(
+                .limitExceeded,
+                "domain \(domain) encodes to \(bytes.count) bytes, beyond the domain size limit "
+                    + "(maxDomainBytes = \(limit))",
+                path: path)
+        }
+        return bytes
+    }
+
+    private func setAsideCorruptFile(
+        _ location: FileLocation, domain: DomainID, error: PrefsStoreError
+    ) throws(PrefsStoreError) {
+        let newName: String
+        do {
+            newName = try DomainFile.setAside(location)
+        } catch {
+            throw PrefsStoreError(
+                .ioFailure, "cannot set aside the corrupt file of domain \(domain)", path: location.path, cause: error)
+        }
+        let notice = PrefsStoreError(
+            .corruptFile, "\(error.description); it was renamed to \(newName) before writing domain \(domain)",
+            path: location.directory + "/" + newName)
+        state.withLock {
+            $0.deliveries.append(.diagnostic(StoreDiagnostic(severity: .warning, domain: domain, error: notice)))
+        }
+    }
+
+    /// Calls observers and the diagnostics handler with what is queued, outside every lock, in order.
+    ///
+    /// One thread delivers at a time; a thread that finds another delivering leaves its items to it.
+    func deliverQueued() {
+        while true {
+            let items: [StoreState.Delivery]? = state.withLock { state in
+                guard !state.isDelivering, !state.deliveries.isEmpty else { return nil }
+                state.isDelivering = true
+                let items = state.deliveries
+                state.deliveries = []
+                return items
+            }
+            guard let items else { return }
+            for item in items {
+                switch item {
+                case .events(let handler, let flag, let events):
+                    if !flag.isCancelled { handler(events) }
+                case .diagnostic(let diagnostic):
+                    configuration.diagnostics(diagnostic)
+                }
+            }
+            state.withLock { $0.isDelivering = false }
+        }
+    }
+}

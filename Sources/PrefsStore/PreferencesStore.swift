@@ -1,0 +1,319 @@
+import PrefsPlist
+import Synchronization
+
+/// The preferences of one user: domains in a Preferences directory, layered in search lists, written lazily and
+/// atomically, shared safely with other processes, and observable.
+///
+/// - Reads come from memory. A domain is read from its file on first use and kept current: with
+///   ``StoreConfiguration/watchesFiles``, inotify brings in other processes' writes and hand edits at once.
+/// - `set` changes memory and returns; the domain is written within ``StoreConfiguration/flushDelay`` (changes in
+///   one delay share one write), at ``synchronize()``, and when the process exits normally.
+/// - A write takes the domain's `flock`, re-reads the file if another process changed it, applies only this
+///   store's changes on top, and replaces the file atomically (temp file, `fsync`, `rename`, `fsync` directory).
+/// - A file that does not parse is skipped by reads and renamed aside to `<name>.corrupt-<time>` before the
+///   first write; it is never overwritten or deleted.
+///
+/// One store per Preferences directory and process is typical; several may coexist. The store is thread-safe.
+public final class PreferencesStore: Sendable {
+    /// The directories the store uses.
+    public let paths: StorePaths
+    /// How the store behaves.
+    public let configuration: StoreConfiguration
+    let codec: StoreCodec
+    let state: Mutex<StoreState>
+    /// Serialises file work (loading, reloading, writing); taken before ``state``, never after it.
+    let fileWork = Mutex<FileWorkState>(FileWorkState())
+    let worker: StoreWorker?
+    /// How many times the store replaced or removed a domain file.
+    let writes = Atomic<Int>(0)
+    /// Counts released effective views, whose links are dropped the next time a view is created.
+    let releasedViews = Atomic<Int>(0)
+
+    /// Opens the preferences in the given directories.
+    /// - Parameters:
+    ///   - paths: The directories; by default from the environment (`PREFERENCES_HOME`, `XDG_CONFIG_HOME`, …).
+    ///   - configuration: Flush delay, limits, file watching and diagnostics.
+    public convenience init(
+        paths: StorePaths = .fromProcessEnvironment(), configuration: StoreConfiguration = StoreConfiguration()
+    ) {
+        self.init(paths: paths, configuration: configuration, codec: .standard)
+    }
+
+    init(paths: StorePaths, configuration: StoreConfiguration, codec: StoreCodec) {
+        self.paths = paths
+        self.configuration = configuration
+        self.codec = codec
+        self.state = Mutex(StoreState(flushDelay: configuration.flushDelay))
+        let worker = StoreWorker.start(paths: paths, watchesFiles: configuration.watchesFiles)
+        self.worker = worker.worker
+        if let problem = worker.problem {
+            configuration.diagnostics(StoreDiagnostic(severity: .warning, domain: nil, error: problem))
+        }
+        worker.worker?.run(for: self)
+        if configuration.flushesAtExit { ExitFlusher.register(self) }
+    }
+
+    deinit {
+        ExitFlusher.unregister(self)
+        worker?.stop()
+        flushAllReportingErrors()
+    }
+
+    // MARK: Reading
+
+    /// A key's value in one domain, or `nil` when the domain does not hold it.
+    ///
+    /// A domain whose file is corrupt or unreadable reads as empty (plus this process's unwritten changes); see
+    /// ``domainIssue(_:)``.
+    public func value(forKey key: String, in domain: DomainID) -> PlistValue? {
+        let found = state.withLock { state -> PlistValue?? in
+            guard let slot = state.slot(of: domain) else { return .none }
+            return .some(state.domains[slot].values[key])
+        }
+        if let found { return found }
+        let slot = loadDomain(domain)
+        return state.withLock { $0.domains[slot].values[key] }
+    }
+
+    /// A domain's keys and values, or `nil` when it has no values and no file (or its removal is pending).
+    /// - Throws: ``PrefsStoreError`` (`.corruptFile`, `.ioFailure`, `.limitExceeded`, `.unavailable`) when the
+    ///   domain's file exists but cannot be used and this process has no changes on top of it.
+    public func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> [String: PlistValue]? {
+        let slot = loadDomain(domain)
+        let (values, issue, exists) = state.withLock { state in
+            // A pending removal counts as no domain, as after the write.
+            (
+                state.domains[slot].values, state.domains[slot].issue,
+                state.domains[slot].identity != nil && state.domains[slot].replacement == nil
+            )
+        }
+        if let issue, values.isEmpty { throw issue }
+        return values.isEmpty && !exists ? nil : values
+    }
+
+    /// A domain's values with its sequence number, consistent with each other.
+    public func snapshot(of domain: DomainID) -> StoreSnapshot {
+        let slot = loadDomain(domain)
+        return state.withLock { StoreSnapshot(values: $0.domains[slot].values, sequence: $0.domains[slot].sequence) }
+    }
+
+    /// Why a domain's file cannot be used (corrupt, unreadable, too large), or `nil` when it is fine or missing.
+    public func domainIssue(_ domain: DomainID) -> PrefsStoreError? {
+        let slot = loadDomain(domain)
+        return state.withLock { $0.domains[slot].issue }
+    }
+
+    /// The last failure writing a domain, until a write succeeds; the changes stay pending and are retried.
+    public func writeError(_ domain: DomainID) -> PrefsStoreError? {
+        state.withLock { state in state.slots[domain].flatMap { state.domains[$0].flushError } }
+    }
+
+    /// The domains that have a file in a scope's directory or unwritten values in this store, sorted.
+    /// - Throws: ``PrefsStoreError`` with code `.ioFailure` when the directory cannot be listed.
+    public func domainNames(scope: DomainScope) throws(PrefsStoreError) -> [DomainName] {
+        var names = Set<DomainName>()
+        let directory: String? =
+            switch scope {
+            case .user: paths.preferencesDirectory
+            case .byHost: paths.machineID == nil ? nil : paths.byHostDirectory
+            case .system: paths.systemDirectory
+            case .forced: paths.forcedDirectory
+            case .shipped: paths.shippedDirectory
+            }
+        if let directory {
+            do {
+                for fileName in try FileSystem.directoryEntries(directory) {
+                    if let id = paths.domain(forFileName: fileName, scope: scope) { names.insert(id.name) }
+                }
+            } catch {
+                throw PrefsStoreError(.ioFailure, "cannot list the \(scope) domains", path: directory, cause: error)
+            }
+        }
+        state.withLock { state in
+            for domain in state.domains where domain.id.scope == scope && !domain.values.isEmpty {
+                names.insert(domain.id.name)
+            }
+        }
+        return names.sorted()
+    }
+
+    /// The file that holds a domain.
+    /// - Throws: ``PrefsStoreError`` with code `.unavailable` for a by-host domain without a machine id, or a scope
+    ///   without a directory.
+    public func path(for domain: DomainID) throws(PrefsStoreError) -> String {
+        try paths.path(for: domain)
+    }
+
+    // MARK: Writing
+
+    /// Sets or removes one key of a writable domain.
+    /// - Parameters:
+    ///   - value: The new value, or `nil` to remove the key.
+    ///   - key: The key.
+    ///   - domain: A user or by-host domain.
+    ///   - origin: Who asks; the daemon passes its client's credentials.
+    /// - Throws: ``PrefsStoreError``: `.readOnlyDomain` naming the file for forced, system and shipped domains;
+    ///   `.limitExceeded` naming the limit; `.unavailable` for a by-host domain without a machine id.
+    public func set(
+        _ value: PlistValue?, forKey key: String, in domain: DomainID, origin: ChangeOrigin = .thisProcess
+    ) throws(PrefsStoreError) {
+        try checkWritable(domain)
+        try checkKey(key, value: value, in: domain)
+        let maxDomainBytes = configuration.limits.maxDomainBytes
+        var outcome: WriteOutcome?
+        while outcome == nil {
+            outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome? in
+                guard let slot = state.slot(of: domain) else { return nil }
+                switch state.setValue(value, forKey: key, slot: slot, origin: origin, maxDomainBytes: maxDomainBytes) {
+                case .applied(let wake): return WriteOutcome(wakeWorker: wake, deliver: state.endBatch())
+                case .tooLarge(let size): throw domainTooLarge(domain, size: size)
+                }
+            }
+            if outcome == nil { _ = loadDomain(domain) }
+        }
+        if let outcome { finish(outcome) }
+    }
+
+    /// Sets and removes several keys of one domain as one change: all or none, one event batch, one write.
+    /// - Parameters:
+    ///   - changes: New values by key; a `nil` value removes the key.
+    ///   - domain: A user or by-host domain.
+    ///   - origin: Who asks.
+    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:)``; nothing changes when it throws.
+    public func setMany(
+        _ changes: [String: PlistValue?], in domain: DomainID, origin: ChangeOrigin = .thisProcess
+    ) throws(PrefsStoreError) {
+        try checkWritable(domain)
+        for (key, value) in changes { try checkKey(key, value: value, in: domain) }
+        let limits = configuration.limits
+        let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        let slot = loadDomain(domain)
+        let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
+            var delta = 0
+            for (key, value) in ordered {
+                let old = state.domains[slot].values[key]
+                delta += (value.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
+                delta -= (old.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
+            }
+            let size = state.domains[slot].estimatedSize + delta
+            if delta > 0, size > limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
+            let wake = state.applyLocalChanges(ordered, slot: slot, origin: origin, sizeDelta: delta)
+            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch())
+        }
+        finish(outcome)
+    }
+
+    /// Replaces a domain's contents.
+    /// - Parameters:
+    ///   - values: The new contents; empty removes the domain's file when written.
+    ///   - domain: A user or by-host domain.
+    ///   - origin: Who asks.
+    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:)``.
+    public func setPersistentDomain(
+        _ values: [String: PlistValue], for domain: DomainID, origin: ChangeOrigin = .thisProcess
+    ) throws(PrefsStoreError) {
+        try checkWritable(domain)
+        var size = PlistValue.estimatedDocumentOverhead
+        for (key, value) in values {
+            try checkKey(key, value: value, in: domain)
+            size += PlistValue.estimatedEntrySize(key: key, value: value, depth: 1)
+        }
+        if size > configuration.limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
+        let slot = loadDomain(domain)
+        let outcome = state.withLock { state in
+            let wake = state.applyReplacement(values, slot: slot, origin: origin)
+            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch())
+        }
+        finish(outcome)
+    }
+
+    /// Removes every key of a domain; its file is deleted when the change is written.
+    /// - Throws: ``PrefsStoreError`` with code `.readOnlyDomain` or `.unavailable`.
+    public func removePersistentDomain(_ domain: DomainID, origin: ChangeOrigin = .thisProcess) throws(PrefsStoreError)
+    {
+        try setPersistentDomain([:], for: domain, origin: origin)
+    }
+
+    // MARK: Volatile layers
+
+    /// Adds defaults to this store's registration layer, searched last; they are never written.
+    ///
+    /// A key registered again takes the new value.
+    public func register(defaults: [String: PlistValue]) {
+        let deliver = state.withLock { state in
+            state.register(defaults)
+            return state.endBatch()
+        }
+        if deliver { deliverQueued() }
+    }
+
+    /// The defaults registered with ``register(defaults:)``.
+    public var registeredDefaults: [String: PlistValue] {
+        state.withLock { $0.registered }
+    }
+
+    /// Replaces the volatile argument domain, searched by search lists that include it; it is never written.
+    ///
+    /// ``ArgumentDomain/parse(_:)`` turns `-key value` command-line pairs into such a dictionary.
+    public func setArgumentDomain(_ values: [String: PlistValue]) {
+        let deliver = state.withLock { state in
+            state.setArguments(values)
+            return state.endBatch()
+        }
+        if deliver { deliverQueued() }
+    }
+
+    /// The volatile argument domain.
+    public var argumentDomain: [String: PlistValue] {
+        state.withLock { $0.arguments }
+    }
+
+    // MARK: Helpers
+
+    /// What a write leaves to do once the lock is released.
+    struct WriteOutcome {
+        var wakeWorker: Bool
+        var deliver: Bool
+    }
+
+    func finish(_ outcome: WriteOutcome) {
+        if outcome.wakeWorker { worker?.wake() }
+        if outcome.deliver { deliverQueued() }
+    }
+
+    private func checkWritable(_ domain: DomainID) throws(PrefsStoreError) {
+        guard domain.scope.isWritable else {
+            let path = (try? paths.path(for: domain)) ?? "its \(domain.scope) directory"
+            throw PrefsStoreError(
+                .readOnlyDomain,
+                "domain \(domain.name) is read-only in the \(domain.scope) layer: \(path) is changed by its owner only",
+                path: try? paths.path(for: domain))
+        }
+        // Only a by-host domain can lack a file location: it needs the machine id.
+        if domain.scope == .byHost, paths.machineID == nil { _ = try paths.location(of: domain) }
+    }
+
+    private func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {
+        let limits = configuration.limits
+        if key.utf8.count > limits.maxKeyBytes {
+            throw PrefsStoreError(
+                .limitExceeded,
+                "key of \(key.utf8.count) bytes in domain \(domain) exceeds the key length limit "
+                    + "(maxKeyBytes = \(limits.maxKeyBytes))")
+        }
+        if let value, value.depth > limits.maxDepth {
+            throw PrefsStoreError(
+                .limitExceeded,
+                "value for key \(key) in domain \(domain) is nested \(value.depth) deep, beyond the depth limit "
+                    + "(maxDepth = \(limits.maxDepth))")
+        }
+    }
+
+    private func domainTooLarge(_ domain: DomainID, size: Int) -> PrefsStoreError {
+        PrefsStoreError(
+            .limitExceeded,
+            "domain \(domain) would grow to about \(size) bytes, beyond the domain size limit "
+                + "(maxDomainBytes = \(configuration.limits.maxDomainBytes))",
+            path: try? paths.path(for: domain))
+    }
+}

@@ -1,0 +1,59 @@
+import PrefsPlist
+
+/// The answer to "where does this value come from?": the winning layer, what it shadows, and what was skipped.
+///
+/// `defaults explain` prints this. A resolution exists even for an absent key, so that layers skipped because
+/// their file is broken are still reported.
+public struct Resolution: Sendable, CustomStringConvertible {
+    /// A layer that holds the key.
+    public struct Candidate: Sendable, Hashable {
+        /// The layer.
+        public var layer: Layer
+        /// The layer's file, or `nil` for the volatile layers.
+        public var path: String?
+        /// The layer's value for the key.
+        public var value: PlistValue
+    }
+
+    /// A layer whose file could not be read, so that it was searched as if empty.
+    public struct SkippedLayer: Sendable {
+        /// The layer.
+        public var layer: Layer
+        /// Why it was skipped (a corrupt file, a file that cannot be read).
+        public var error: PrefsStoreError
+    }
+
+    /// The key looked up.
+    public var key: String
+    /// The highest-priority layer holding the key, or `nil` when no layer holds it.
+    public var winner: Candidate?
+    /// The lower-priority layers that also hold the key, highest priority first.
+    public var shadowed: [Candidate]
+    /// Layers searched as empty because their file could not be read, in search order.
+    public var skipped: [SkippedLayer]
+
+    /// The effective value, or `nil` when no layer holds the key.
+    public var value: PlistValue? { winner?.value }
+
+    /// True when the effective value comes from a forced layer, which no write can change.
+    public var isForced: Bool {
+        if case .domain(let id)? = winner?.layer { return id.scope == .forced }
+        return false
+    }
+
+    /// One line per candidate and skipped layer, winner first: what `defaults explain` prints.
+    ///
+    /// ```
+    /// Theme = dark from user com.example.App (/home/ada/.config/preferences/com.example.App.plist)
+    ///   shadows light from registered
+    /// ```
+    public var description: String {
+        func source(_ candidate: Candidate) -> String {
+            "\(candidate.value.defaultsDescription) from \(candidate.layer)" + (candidate.path.map { " (\($0))" } ?? "")
+        }
+        var lines = [winner.map { "\(key) = \(source($0))" } ?? "\(key) is not set in any layer"]
+        lines += shadowed.map { "  shadows \(source($0))" }
+        lines += skipped.map { "  skipped \($0.layer): \($0.error)" }
+        return lines.joined(separator: "\n")
+    }
+}

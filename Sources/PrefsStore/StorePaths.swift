@@ -1,0 +1,166 @@
+/// Every directory the store reads and writes, and the machine id that names by-host files.
+///
+/// | what | default | variable |
+/// |---|---|---|
+/// | user Preferences directory | `${XDG_CONFIG_HOME:-$HOME/.config}/preferences` | `PREFERENCES_HOME` |
+/// | system layer | `/etc/preferences` | `PREFERENCES_SYSTEM_DIR` |
+/// | forced layer | `<system>/forced` | |
+/// | shipped registration defaults | `/usr/share/preferences/domains` | `PREFERENCES_DOMAINS_DIR` |
+///
+/// The machine id is the one `sd_id128_get_machine()` returns: the 32 hexadecimal digits in
+/// `/etc/machine-id`. Reading the file directly keeps libsystemd out of the store.
+public struct StorePaths: Hashable, Sendable {
+    /// The user's Preferences directory.
+    public var preferencesDirectory: String
+    /// The administrator's any-user layer, or `nil` to have none.
+    public var systemDirectory: String?
+    /// The shipped registration defaults, or `nil` to have none.
+    public var shippedDirectory: String?
+    /// The machine id that names by-host files, or `nil` when unknown (by-host domains are then unavailable).
+    public var machineID: String?
+
+    /// The file that holds the machine id.
+    public static let machineIDPath = "/etc/machine-id"
+
+    /// Creates paths from explicit directories, as for a domain given as a file path.
+    /// - Parameters:
+    ///   - preferencesDirectory: The directory of user domain files.
+    ///   - systemDirectory: The administrator's directory (with `forced/` inside), or `nil`.
+    ///   - shippedDirectory: The shipped registration defaults, or `nil`.
+    ///   - machineID: 32 hexadecimal digits naming by-host files, or `nil`; anything else counts as `nil`.
+    public init(preferencesDirectory: String, systemDirectory: String?, shippedDirectory: String?, machineID: String?) {
+        self.preferencesDirectory = Self.trimmingTrailingSlashes(preferencesDirectory)
+        self.systemDirectory = systemDirectory.map(Self.trimmingTrailingSlashes)
+        self.shippedDirectory = shippedDirectory.map(Self.trimmingTrailingSlashes)
+        self.machineID = machineID.flatMap(Self.validMachineID)
+    }
+
+    /// Derives the paths from environment variables, with the defaults of the table above.
+    /// - Parameters:
+    ///   - environment: The variables; tests pass their own, ``fromProcessEnvironment()`` passes the process's.
+    ///   - machineID: The machine id; by default read from ``machineIDPath``.
+    public init(environment: [String: String], machineID: String? = StorePaths.systemMachineID()) {
+        func variable(_ name: String) -> String? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        let preferences: String
+        if let home = variable("PREFERENCES_HOME") {
+            preferences = home
+        } else if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+            // The XDG specification says relative values are invalid and must be ignored.
+            preferences = Self.trimmingTrailingSlashes(config) + "/preferences"
+        } else {
+            let home = variable("HOME") ?? FileSystem.homeDirectoryOfCurrentUser() ?? "/"
+            preferences = Self.trimmingTrailingSlashes(home) + "/.config/preferences"
+        }
+        self.init(
+            preferencesDirectory: preferences,
+            systemDirectory: variable("PREFERENCES_SYSTEM_DIR") ?? "/etc/preferences",
+            shippedDirectory: variable("PREFERENCES_DOMAINS_DIR") ?? "/usr/share/preferences/domains",
+            machineID: machineID)
+    }
+
+    /// Derives the paths from this process's environment and `/etc/machine-id`.
+    public static func fromProcessEnvironment() -> StorePaths {
+        let names = [
+            "PREFERENCES_HOME", "XDG_CONFIG_HOME", "HOME", "PREFERENCES_SYSTEM_DIR", "PREFERENCES_DOMAINS_DIR",
+        ]
+        var environment: [String: String] = [:]
+        for name in names {
+            if let value = FileSystem.environmentVariable(name) { environment[name] = value }
+        }
+        return StorePaths(environment: environment)
+    }
+
+    /// The machine id from ``machineIDPath``, or `nil` when the file is missing or malformed.
+    public static func systemMachineID() -> String? {
+        guard case .contents(let bytes, _) = try? FileSystem.readFile(machineIDPath, maxBytes: 256) else { return nil }
+        return validMachineID(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The administrator's enforced layer, `<system>/forced`.
+    public var forcedDirectory: String? { systemDirectory.map { $0 + "/forced" } }
+
+    /// The directory of by-host files, `<prefs>/ByHost`.
+    public var byHostDirectory: String { preferencesDirectory + "/ByHost" }
+
+    /// The directory of lock files, `<prefs>/.locks`.
+    var locksDirectory: String { preferencesDirectory + "/.locks" }
+
+    /// The file that holds a domain.
+    /// - Parameter domain: The domain.
+    /// - Returns: Its absolute path.
+    /// - Throws: ``PrefsStoreError`` with code `.unavailable` when the scope has no directory, or for a
+    ///   by-host domain when the machine id is unknown.
+    public func path(for domain: DomainID) throws(PrefsStoreError) -> String {
+        let location = try location(of: domain)
+        return location.directory + "/" + location.fileName
+    }
+
+    /// The directory and file name of a domain's file.
+    func location(of domain: DomainID) throws(PrefsStoreError) -> FileLocation {
+        let stem = domain.name.fileStem
+        switch domain.scope {
+        case .user:
+            return FileLocation(directory: preferencesDirectory, fileName: stem + ".plist")
+        case .byHost:
+            guard let machineID else {
+                throw PrefsStoreError(
+                    .unavailable,
+                    "by-host domain \(domain.name) needs the machine id, and \(Self.machineIDPath) is missing or "
+                        + "invalid",
+                    path: Self.machineIDPath)
+            }
+            return FileLocation(directory: byHostDirectory, fileName: "\(stem).\(machineID).plist")
+        case .system, .forced, .shipped:
+            let directory =
+                domain.scope == .system
+                ? systemDirectory
+                : domain.scope == .forced ? forcedDirectory : shippedDirectory
+            guard let directory else {
+                throw PrefsStoreError(
+                    .unavailable, "no \(domain.scope) directory is configured for domain \(domain.name)")
+            }
+            return FileLocation(directory: directory, fileName: stem + ".plist")
+        }
+    }
+
+    /// The lock file for a writable domain: `<prefs>/.locks/<stem>.lock`, or `.locks/ByHost/<stem>.<id>.lock`.
+    func lockLocation(of domain: DomainID) throws(PrefsStoreError) -> FileLocation {
+        let file = try location(of: domain)
+        let stem = String(file.fileName.dropLast(".plist".count))
+        let directory = domain.scope == .byHost ? locksDirectory + "/ByHost" : locksDirectory
+        return FileLocation(directory: directory, fileName: stem + ".lock")
+    }
+
+    /// The domain a file name in a scope's directory belongs to, or `nil` for any other file.
+    func domain(forFileName fileName: String, scope: DomainScope) -> DomainID? {
+        guard fileName.hasSuffix(".plist") else { return nil }
+        var stem = Substring(fileName.dropLast(".plist".count))
+        if scope == .byHost {
+            guard let machineID, stem.hasSuffix("." + machineID) else { return nil }
+            stem = stem.dropLast(machineID.utf8.count + 1)
+        }
+        if stem == DomainName.globalFileStem { return DomainID(.global, scope: scope) }
+        // `NSGlobalDomain.plist` is not the global domain's file; only `.GlobalPreferences.plist` is.
+        guard let name = try? DomainName(String(stem)), !name.isGlobal else { return nil }
+        return DomainID(name, scope: scope)
+    }
+
+    private static func validMachineID(_ text: String) -> String? {
+        var trimmed = Substring(text)
+        while let last = trimmed.last, last == "\n" || last == " " || last == "\r" { trimmed = trimmed.dropLast() }
+        let isHex = trimmed.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+        }
+        guard trimmed.utf8.count == 32, isHex else { return nil }
+        return String(trimmed)
+    }
+
+    private static func trimmingTrailingSlashes(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.last == "/" { trimmed = trimmed.dropLast() }
+        return String(trimmed)
+    }
+}

@@ -1,0 +1,423 @@
+import PrefsPlist
+
+/// Everything a ``PreferencesStore`` holds in memory, guarded by one lock.
+///
+/// Methods here never do I/O: they apply a change, keep effective views current, count sequence numbers and queue
+/// events for observers. The store does the file work around them.
+struct StoreState {
+    /// A layer of an effective view, resolved to where its values live.
+    enum LayerSlot: Hashable {
+        case domain(Int)
+        case arguments
+        case registered
+    }
+
+    /// A registered observer.
+    struct Observer {
+        let filter: ChangeFilter
+        let handler: @Sendable ([ChangeEvent]) -> Void
+        let flag: ObservationFlag
+        /// Keeps the effective view of an effective filter alive while observed.
+        let view: EffectiveView?
+    }
+
+    /// Work for whoever delivers: an observer's batch, or a diagnostic.
+    enum Delivery {
+        case events(@Sendable ([ChangeEvent]) -> Void, ObservationFlag, [ChangeEvent])
+        case diagnostic(StoreDiagnostic)
+    }
+
+    struct WeakView {
+        weak var view: EffectiveView?
+    }
+
+    let flushDelay: Duration
+
+    var domains: [DomainState] = []
+    var slots: [DomainID: Int] = [:]
+    /// The slot ``slot(of:)`` found last.
+    var recentSlot: Int?
+    var registered: [String: PlistValue] = [:]
+    var arguments: [String: PlistValue] = [:]
+
+    var views: [SearchList: WeakView] = [:]
+    /// The count of released views when their links were last dropped.
+    var releasedViewsForgotten = 0
+    var observers: [UInt64: Observer] = [:]
+    var observersByTarget: [ChangeFilter.Target: [UInt64]] = [:]
+    var nextObserverID: UInt64 = 1
+    /// Events of the operation in progress, per observer; moved to ``deliveries`` when it ends.
+    var batch: [UInt64: [ChangeEvent]] = [:]
+    var deliveries: [Delivery] = []
+    var isDelivering = false
+
+    /// When the worker next wakes to write; `nil` when it waits for nothing but file events.
+    var workerDeadline: ContinuousClock.Instant?
+    /// Domains whose file looked half-written (empty or unparsable, just modified) when re-read; not applied yet.
+    var unsettledSlots = Set<Int>()
+    /// When to look at ``unsettledSlots`` again.
+    var unsettledRecheck: ContinuousClock.Instant?
+
+    init(flushDelay: Duration) {
+        self.flushDelay = flushDelay
+    }
+
+    // MARK: Domains
+
+    /// Adds a freshly loaded domain and returns its slot.
+    mutating func install(_ domain: DomainState) -> Int {
+        if let slot = slots[domain.id] { return slot }
+        var domain = domain
+        domain.values = domain.mergedValues()
+        domain.recomputeEstimatedSize()
+        domains.append(domain)
+        slots[domain.id] = domains.count - 1
+        if let issue = domain.issue {
+            deliveries.append(.diagnostic(StoreDiagnostic(severity: .warning, domain: domain.id, error: issue)))
+        }
+        return domains.count - 1
+    }
+
+    /// The slot of a loaded domain; the last one asked for is remembered, since callers tend to repeat it.
+    mutating func slot(of domain: DomainID) -> Int? {
+        if let recent = recentSlot, domains[recent].id == domain { return recent }
+        guard let slot = slots[domain] else { return nil }
+        recentSlot = slot
+        return slot
+    }
+
+    /// What ``setValue(_:forKey:slot:origin:maxDomainBytes:)`` did.
+    enum SetResult {
+        /// The change is made; `wake` says whether the worker must be woken for an earlier flush.
+        case applied(wake: Bool)
+        /// Nothing changed: the domain would grow to about `size` bytes, beyond its limit.
+        case tooLarge(size: Int)
+    }
+
+    /// Sets or removes one key made in this process (the hot path of `set`: one hash lookup per table touched).
+    mutating func setValue(
+        _ value: PlistValue?, forKey key: String, slot: Int, origin: ChangeOrigin, maxDomainBytes: Int
+    ) -> SetResult {
+        let index = domains[slot].values.index(forKey: key)
+        let old = index.map { domains[slot].values.values[$0] }
+        var delta = 0
+        switch (old, value) {
+        case (nil, nil): break
+        case (let old?, nil): delta = -PlistValue.estimatedEntrySize(key: key, value: old, depth: 1)
+        case (nil, let value?): delta = PlistValue.estimatedEntrySize(key: key, value: value, depth: 1)
+        case (let old?, let value?): delta = value.estimatedXMLSize(depth: 1) - old.estimatedXMLSize(depth: 1)
+        }
+        if delta > 0, domains[slot].estimatedSize + delta > maxDomainBytes {
+            return .tooLarge(size: domains[slot].estimatedSize + delta)
+        }
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial)
+        switch (index, value) {
+        case (let index?, let value?): domains[slot].values.values[index] = value
+        case (let index?, nil): domains[slot].values.remove(at: index)
+        case (nil, let value?): domains[slot].values[key] = value
+        case (nil, nil): break
+        }
+        domains[slot].estimatedSize += delta
+        if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
+        return .applied(wake: scheduleFlush(slot: slot))
+    }
+
+    /// Applies key changes made in this process.
+    /// - Returns: Whether the worker must be woken for an earlier flush.
+    mutating func applyLocalChanges(
+        _ changes: some Sequence<(key: String, value: PlistValue?)>, slot: Int, origin: ChangeOrigin, sizeDelta: Int
+    ) -> Bool {
+        for (key, value) in changes {
+            let serial = domains[slot].nextSerial
+            domains[slot].nextSerial &+= 1
+            domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial)
+            let old = domains[slot].values.updateValue(forKey: key, to: value)
+            if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
+        }
+        domains[slot].estimatedSize += sizeDelta
+        return scheduleFlush(slot: slot)
+    }
+
+    /// Replaces a domain's contents with a value set in this process.
+    /// - Returns: Whether the worker must be woken for an earlier flush.
+    mutating func applyReplacement(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) -> Bool {
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        domains[slot].replacement = DomainState.PendingReplacement(values: values, serial: serial)
+        domains[slot].pending = [:]
+        replaceValues(slot: slot, with: values, origin: origin)
+        return scheduleFlush(slot: slot)
+    }
+
+    /// Adopts a new reading of a domain's file, keeping this process's unwritten changes on top.
+    mutating func applyFileContents(_ contents: DomainFile.Contents, slot: Int, origin: ChangeOrigin) {
+        let previousIssue = domains[slot].issue
+        let previousIdentity = domains[slot].identity
+        domains[slot].adopt(contents)
+        if let issue = domains[slot].issue,
+            previousIssue == nil || previousIdentity != domains[slot].identity
+        {
+            deliveries.append(.diagnostic(StoreDiagnostic(severity: .warning, domain: domains[slot].id, error: issue)))
+        }
+        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
+    }
+
+    /// Sets a domain's values and records an event for every key that differs.
+    private mutating func replaceValues(slot: Int, with newValues: [String: PlistValue], origin: ChangeOrigin) {
+        let oldValues = domains[slot].values
+        domains[slot].values = newValues
+        domains[slot].recomputeEstimatedSize()
+        var changedKeys: [String] = []
+        for (key, value) in newValues where oldValues[key] != value { changedKeys.append(key) }
+        for key in oldValues.keys where newValues[key] == nil { changedKeys.append(key) }
+        for key in changedKeys.sorted() {
+            recordChange(slot: slot, key: key, old: oldValues[key], new: newValues[key], origin: origin)
+        }
+    }
+
+    /// Starts the flush delay of a domain that has just become dirty.
+    /// - Returns: Whether the worker sleeps past the new deadline and must be woken.
+    private mutating func scheduleFlush(slot: Int) -> Bool {
+        guard domains[slot].flushDeadline == nil else { return false }
+        let deadline = ContinuousClock.now + flushDelay
+        domains[slot].flushDeadline = deadline
+        if let workerDeadline, workerDeadline <= deadline { return false }
+        workerDeadline = deadline
+        return true
+    }
+
+    /// Reschedules a domain whose write failed, backing off up to a minute.
+    mutating func scheduleRetry(slot: Int, error: PrefsStoreError) {
+        domains[slot].failedFlushes += 1
+        domains[slot].flushError = error
+        let exponent = min(domains[slot].failedFlushes, 6)
+        let delay = max(flushDelay, .seconds(1)) * (1 << exponent)
+        domains[slot].flushDeadline = ContinuousClock.now + min(delay, .seconds(60))
+        deliveries.append(.diagnostic(StoreDiagnostic(severity: .error, domain: domains[slot].id, error: error)))
+    }
+
+    /// The earliest flush deadline, remembered as the worker's wake-up time.
+    mutating func nextWorkerDeadline() -> ContinuousClock.Instant? {
+        workerDeadline = domains.lazy.compactMap(\.flushDeadline).min()
+        if let recheck = unsettledRecheck, workerDeadline.map({ recheck < $0 }) ?? true { return recheck }
+        return workerDeadline
+    }
+
+    /// Notes a domain whose file is being written by someone else right now, to read it again shortly.
+    mutating func markUnsettled(slot: Int) {
+        unsettledSlots.insert(slot)
+        if unsettledRecheck == nil { unsettledRecheck = .now + .milliseconds(250) }
+    }
+
+    /// The unsettled domains to read again, once their recheck time has come.
+    mutating func takeUnsettledSlots(at now: ContinuousClock.Instant) -> [Int] {
+        guard let recheck = unsettledRecheck, recheck <= now else { return [] }
+        unsettledRecheck = nil
+        defer { unsettledSlots = [] }
+        return unsettledSlots.sorted()
+    }
+
+    /// The slots whose flush deadline has passed.
+    func dueSlots(at now: ContinuousClock.Instant) -> [Int] {
+        domains.indices.filter { domains[$0].flushDeadline.map { $0 <= now } ?? false }
+    }
+
+    /// The slots with changes not yet written.
+    var dirtySlots: [Int] {
+        domains.indices.filter { domains[$0].hasUnwrittenChanges || domains[$0].flushDeadline != nil }
+    }
+
+    // MARK: Flushing
+
+    /// What a write of one domain needs, taken under the lock so the file work can happen outside it.
+    struct FlushPlan {
+        var slot: Int
+        var id: DomainID
+        var pending: [String: DomainState.PendingChange]
+        var replacement: DomainState.PendingReplacement?
+        var knownIdentity: FileIdentity?
+        var knownDisk: [String: PlistValue]
+        var knownIssue: PrefsStoreError?
+        var checkStaleTemporaryFiles: Bool
+    }
+
+    /// Takes a domain's unwritten changes for writing, or returns `nil` when there are none.
+    mutating func takeFlushPlan(slot: Int) -> FlushPlan? {
+        domains[slot].flushDeadline = nil
+        let domain = domains[slot]
+        guard domain.hasUnwrittenChanges else { return nil }
+        domains[slot].checkedStaleTemporaryFiles = true
+        return FlushPlan(
+            slot: slot, id: domain.id, pending: domain.pending, replacement: domain.replacement,
+            knownIdentity: domain.identity, knownDisk: domain.disk, knownIssue: domain.issue,
+            checkStaleTemporaryFiles: !domain.checkedStaleTemporaryFiles)
+    }
+
+    /// Records a finished write: the file now holds `written`; changes made meanwhile stay pending.
+    mutating func completeFlush(_ plan: FlushPlan, written: [String: PlistValue], identity: FileIdentity?) {
+        let slot = plan.slot
+        domains[slot].disk = written
+        domains[slot].identity = identity
+        domains[slot].issue = nil
+        domains[slot].issueIsCorrupt = false
+        for (key, change) in plan.pending where domains[slot].pending[key]?.serial == change.serial {
+            domains[slot].pending[key] = nil
+        }
+        if let replacement = plan.replacement, domains[slot].replacement?.serial == replacement.serial {
+            domains[slot].replacement = nil
+        }
+        domains[slot].failedFlushes = 0
+        domains[slot].flushError = nil
+        // Whatever differs now came from other writers, merged in under the lock.
+        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: .external)
+    }
+
+    /// Puts a plan back after its write failed, so its changes are written later.
+    mutating func restoreFailedFlush(_ plan: FlushPlan, error: PrefsStoreError) {
+        domains[plan.slot].checkedStaleTemporaryFiles = !plan.checkStaleTemporaryFiles
+        scheduleRetry(slot: plan.slot, error: error)
+    }
+
+    // MARK: Volatile layers
+
+    /// Merges registered defaults (a key registered again takes the new value).
+    mutating func register(_ defaults: [String: PlistValue]) {
+        for (key, value) in defaults.sorted(by: { $0.key < $1.key }) {
+            let old = registered.updateValue(value, forKey: key)
+            if old != value { volatileLayerChanged(.registered, key: key, new: value) }
+        }
+    }
+
+    /// Replaces the argument domain.
+    mutating func setArguments(_ values: [String: PlistValue]) {
+        let old = arguments
+        arguments = values
+        let keys = Set(old.keys).union(values.keys).filter { old[$0] != values[$0] }.sorted()
+        for key in keys { volatileLayerChanged(.arguments, key: key, new: values[key]) }
+    }
+
+    private mutating func volatileLayerChanged(_ layer: LayerSlot, key: String, new: PlistValue?) {
+        for entry in views.values {
+            guard let view = entry.view, let position = view.slots.firstIndex(of: layer) else { continue }
+            updateView(view, key: key, changedPosition: position, newValue: new, origin: .thisProcess)
+        }
+    }
+
+    // MARK: Events and views
+
+    /// Counts a real change of one key, updates the views that include the domain, and queues events.
+    mutating func recordChange(slot: Int, key: String, old: PlistValue?, new: PlistValue?, origin: ChangeOrigin) {
+        domains[slot].sequence &+= 1
+        if !observers.isEmpty, let ids = observersByTarget[.domain(domains[slot].id)] {
+            let event = ChangeEvent(
+                domain: domains[slot].id, key: key, oldValue: old, newValue: new, sequence: domains[slot].sequence,
+                origin: origin)
+            for id in ids where observers[id]?.filter.key.map({ $0 == key }) ?? true {
+                batch[id, default: []].append(event)
+            }
+        }
+        let links = domains[slot].viewLinks
+        for link in links {
+            guard let view = link.view else { continue }
+            updateView(view, key: key, changedPosition: link.position, newValue: new, origin: origin)
+        }
+    }
+
+    /// Brings one key of a view up to date after the layer at `changedPosition` changed it to `newValue`.
+    mutating func updateView(
+        _ view: EffectiveView, key: String, changedPosition: Int, newValue: PlistValue?, origin: ChangeOrigin
+    ) {
+        let slots = view.slots
+        // A layer above the changed one that holds the key still wins: nothing changes.
+        for position in 0..<changedPosition where value(in: slots[position], forKey: key) != nil { return }
+        var effective = newValue
+        if effective == nil {
+            for position in (changedPosition + 1)..<slots.count {
+                if let found = value(in: slots[position], forKey: key) {
+                    effective = found
+                    break
+                }
+            }
+        }
+        guard let (old, version) = view.update(key: key, to: effective) else { return }
+        if !observers.isEmpty, let ids = observersByTarget[.effective(view.searchList)] {
+            let event = ChangeEvent(
+                domain: DomainID(view.searchList.domain), key: key, oldValue: old, newValue: effective,
+                sequence: version, origin: origin)
+            for id in ids where observers[id]?.filter.key.map({ $0 == key }) ?? true {
+                batch[id, default: []].append(event)
+            }
+        }
+    }
+
+    /// A layer's value for a key.
+    func value(in slot: LayerSlot, forKey key: String) -> PlistValue? {
+        switch slot {
+        case .domain(let index):
+            return domains[index].values.isEmpty ? nil : domains[index].values[key]
+        case .arguments:
+            return arguments.isEmpty ? nil : arguments[key]
+        case .registered:
+            return registered.isEmpty ? nil : registered[key]
+        }
+    }
+
+    /// A layer's values.
+    func values(in slot: LayerSlot) -> [String: PlistValue] {
+        switch slot {
+        case .domain(let index): domains[index].values
+        case .arguments: arguments
+        case .registered: registered
+        }
+    }
+
+    /// The merge of a view's layers, for a new view: lower layers first, higher ones overwrite.
+    func mergedValues(of slots: [LayerSlot]) -> [String: PlistValue] {
+        var merged: [String: PlistValue] = [:]
+        for slot in slots.reversed() {
+            merged.merge(values(in: slot)) { _, higher in higher }
+        }
+        return merged
+    }
+
+    /// Links a new view to its domains so their changes reach it.
+    mutating func link(_ view: EffectiveView) {
+        views[view.searchList] = WeakView(view: view)
+        for (position, slot) in view.slots.enumerated() {
+            if case .domain(let index) = slot {
+                domains[index].viewLinks.append(DomainState.ViewLink(view: view, position: position))
+            }
+        }
+    }
+
+    /// Drops views that no longer exist.
+    mutating func forgetReleasedViews() {
+        for (list, entry) in views where entry.view == nil { views[list] = nil }
+        for index in domains.indices where domains[index].viewLinks.contains(where: { $0.view == nil }) {
+            domains[index].viewLinks.removeAll { $0.view == nil }
+        }
+    }
+
+    /// Moves the events of the finished operation to the delivery queue.
+    /// - Returns: Whether anything waits to be delivered.
+    mutating func endBatch() -> Bool {
+        if !batch.isEmpty {
+            for (id, events) in batch.sorted(by: { $0.key < $1.key }) {
+                guard let observer = observers[id] else { continue }
+                deliveries.append(.events(observer.handler, observer.flag, events))
+            }
+            batch = [:]
+        }
+        return !deliveries.isEmpty
+    }
+}
+
+extension Dictionary {
+    /// Sets or removes a value, returning the previous one.
+    fileprivate mutating func updateValue(forKey key: Key, to value: Value?) -> Value? {
+        if let value { return updateValue(value, forKey: key) }
+        return removeValue(forKey: key)
+    }
+}

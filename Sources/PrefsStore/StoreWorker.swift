@@ -1,0 +1,176 @@
+import Synchronization
+
+/// The store's background thread: it writes domains when their flush delay passes and turns inotify events into
+/// re-reads, all from one `poll()` on the inotify descriptor with the earliest flush deadline as its timeout.
+final class StoreWorker: Sendable {
+    /// A watched directory and the scope of the domain files in it.
+    struct WatchedDirectory: Sendable {
+        var scope: DomainScope
+        var path: String
+    }
+
+    /// The inotify descriptor, or `nil` when the store does not watch files.
+    let watcher: Int32?
+    private let wakeReceive: Int32
+    private let wakeSend: Int32
+    private let paths: StorePaths
+    private let watches = Mutex<[Int32: WatchedDirectory]>([:])
+    private let stopping = Atomic<Bool>(false)
+    /// Set when a watched directory went away, so that it is watched again once it exists.
+    private let lostWatch = Atomic<Bool>(false)
+
+    private init(watcher: Int32?, wake: (receive: Int32, send: Int32), paths: StorePaths) {
+        self.watcher = watcher
+        self.wakeReceive = wake.receive
+        self.wakeSend = wake.send
+        self.paths = paths
+    }
+
+    deinit {
+        if let watcher { FileSystem.closeDescriptor(watcher) }
+        FileSystem.closeDescriptor(wakeReceive)
+        FileSystem.closeDescriptor(wakeSend)
+    }
+
+    /// Creates the worker's descriptors and watches the directories that exist (creating the Preferences directory).
+    /// - Returns: The worker, or `nil` with the reason when it cannot run (the store then writes only on
+    ///   `synchronize()` and at exit).
+    static func start(paths: StorePaths, watchesFiles: Bool) -> (worker: StoreWorker?, problem: PrefsStoreError?) {
+        let wake: (receive: Int32, send: Int32)
+        do {
+            wake = try FileSystem.makeWakeChannel()
+        } catch {
+            return (nil, PrefsStoreError(.unavailable, "cannot start the background writer", cause: error))
+        }
+        var watcher: Int32?
+        var problem: PrefsStoreError?
+        if watchesFiles {
+            do {
+                watcher = try FileSystem.makeWatcher()
+            } catch {
+                problem = PrefsStoreError(
+                    .unavailable, "cannot watch for changes by other processes; synchronize() reads them in",
+                    cause: error)
+            }
+        }
+        let worker = StoreWorker(watcher: watcher, wake: wake, paths: paths)
+        if watcher != nil {
+            // Create the Preferences directory so that it can be watched; a read-only home is reported by writes.
+            try? FileSystem.makeDirectories(paths.preferencesDirectory)
+            worker.watchExistingDirectories()
+        }
+        return (worker, problem)
+    }
+
+    /// Starts the thread. It keeps only a weak reference to the store and ends when the store goes away.
+    func run(for store: PreferencesStore) {
+        let reference = WeakStoreReference(store)
+        do {
+            try FileSystem.startThread { [self] in loop(reference) }
+        } catch {
+            store.configuration.diagnostics(
+                StoreDiagnostic(
+                    severity: .warning, domain: nil,
+                    error: PrefsStoreError(.unavailable, "cannot start the background writer", cause: error)))
+        }
+    }
+
+    /// Makes the thread re-examine its deadline now.
+    func wake() {
+        FileSystem.sendWake(wakeSend)
+    }
+
+    /// Ends the thread.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        wake()
+    }
+
+    private func loop(_ reference: WeakStoreReference) {
+        let descriptors = watcher.map { [wakeReceive, $0] } ?? [wakeReceive]
+        while !stopping.load(ordering: .acquiring) {
+            guard var timeout = reference.store?.workerTimeoutMilliseconds() else { return }
+            // While a watched directory is gone, look for it again every second.
+            if lostWatch.load(ordering: .acquiring), timeout < 0 || timeout > 1000 { timeout = 1000 }
+            let ready = FileSystem.waitUntilReadable(descriptors, timeoutMilliseconds: timeout)
+            if ready[0] { FileSystem.drainWakes(wakeReceive) }
+            if stopping.load(ordering: .acquiring) { return }
+            guard let store = reference.store else { return }
+            if ready.count > 1, ready[1], let watcher {
+                store.handleWatchEvents(FileSystem.readWatchEvents(watcher))
+            }
+            store.flushDueDomains()
+        }
+    }
+
+    // MARK: Watches
+
+    /// The directory a watch descriptor stands for.
+    func directory(for watch: Int32) -> WatchedDirectory? {
+        watches.withLock { $0[watch] }
+    }
+
+    /// Forgets a watch the kernel removed (its directory is gone).
+    func forget(_ watch: Int32) {
+        _ = watches.withLock { $0.removeValue(forKey: watch) }
+        lostWatch.store(true, ordering: .releasing)
+    }
+
+    /// Watches again the directories that went away and exist again (the store recreates them when it writes).
+    /// - Returns: The scopes of the directories watched again, whose loaded domains must be re-read.
+    func rewatchIfNeeded() -> [DomainScope] {
+        guard lostWatch.exchange(false, ordering: .acquiringAndReleasing) else { return [] }
+        let scopes = watchExistingDirectories()
+        let preferences = paths.preferencesDirectory
+        if !watches.withLock({ $0.values.contains { $0.path == preferences } }) {
+            lostWatch.store(true, ordering: .releasing)
+        }
+        return scopes
+    }
+
+    /// Watches every existing directory of domain files that is not watched yet.
+    /// - Returns: The scopes of the directories it started to watch.
+    @discardableResult
+    func watchExistingDirectories() -> [DomainScope] {
+        var directories = [
+            WatchedDirectory(scope: .user, path: paths.preferencesDirectory),
+            WatchedDirectory(scope: .byHost, path: paths.byHostDirectory),
+        ]
+        if let system = paths.systemDirectory { directories.append(WatchedDirectory(scope: .system, path: system)) }
+        if let forced = paths.forcedDirectory { directories.append(WatchedDirectory(scope: .forced, path: forced)) }
+        return directories.filter { watch($0) }.map(\.scope)
+    }
+
+    /// Watches a directory if it exists and is not watched yet.
+    /// - Returns: Whether it started to watch it.
+    @discardableResult
+    func watch(_ directory: WatchedDirectory) -> Bool {
+        guard let watcher, FileSystem.isDirectory(directory.path) else { return false }
+        let alreadyWatched = watches.withLock { $0.values.contains { $0.path == directory.path } }
+        if alreadyWatched { return false }
+        guard
+            let descriptor = try? FileSystem.addWatch(
+                watcher, directory: directory.path, mask: FileSystem.WatchMask.directoryChanges)
+        else { return false }
+        watches.withLock { $0[descriptor] = directory }
+        return true
+    }
+
+    /// The subdirectory watched inside a directory of `scope`: `ByHost` in the user's, `forced` in the system one.
+    func subdirectory(named name: String, in scope: DomainScope) -> WatchedDirectory? {
+        switch scope {
+        case .user where name == "ByHost": WatchedDirectory(scope: .byHost, path: paths.byHostDirectory)
+        case .system where name == "forced": paths.forcedDirectory.map { WatchedDirectory(scope: .forced, path: $0) }
+        default: nil
+        }
+    }
+}
+
+/// A weak reference the worker thread can hold without keeping the store alive.
+final class WeakStoreReference: Sendable {
+    weak let store: PreferencesStore?
+
+    init(_ store: PreferencesStore) {
+        self.store = store
+    }
+}

@@ -1,0 +1,45 @@
+import Testing
+
+@testable import PrefsStore
+
+@Suite struct DomainNameTests {
+    @Test(arguments: [
+        "com.example.App", "a", "NSGlobalDomain", "org.gnu.Emacs-29_1", "x.y.z", String(repeating: "a", count: 255),
+    ])
+    func acceptsValidNames(text: String) throws {
+        let domain = try DomainName(text)
+        #expect(domain.rawValue == text)
+        #expect(DomainName.isValid(text))
+    }
+
+    @Test(arguments: [
+        ("", "empty"),
+        (".hidden", "start with '.'"),
+        ("..", "start with '.'"),
+        ("com..example", "'..'"),
+        ("../etc/passwd", "start with '.'"),
+        ("a/b", "not a path"),
+        ("com.example App", "not a path"),
+        ("caf\u{E9}", "not a path"),
+        ("nul\u{0}byte", "not a path"),
+        (String(repeating: "a", count: 256), "at most 255 bytes"),
+    ])
+    func rejectsInvalidNamesSayingWhy(text: String, reason: String) {
+        #expect(!DomainName.isValid(text))
+        let error = #expect(throws: PrefsStoreError.self) { try DomainName(text) }
+        #expect(error?.code == .invalidDomainName)
+        #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+    }
+
+    @Test func messagesEscapeControlCharacters() throws {
+        let error = #expect(throws: PrefsStoreError.self) { try DomainName("bad\nname") }
+        #expect(error?.message.contains("\"bad\\nname\"") == true)
+    }
+
+    @Test func globalDomainIsNSGlobalDomainWithItsOwnFileName() throws {
+        #expect(try DomainName("NSGlobalDomain") == .global)
+        #expect(DomainName.global.isGlobal)
+        #expect(DomainName.global.fileStem == ".GlobalPreferences")
+        #expect(try !DomainName("com.example").isGlobal)
+    }
+}
