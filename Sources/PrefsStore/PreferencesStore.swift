@@ -152,11 +152,17 @@ public final class PreferencesStore: Sendable {
     ///   - key: The key.
     ///   - domain: A user or by-host domain.
     ///   - origin: Who asks; the daemon passes its client's credentials.
+    ///   - expectedSequence: Compare-and-set: change nothing unless the domain's sequence number (that of its
+    ///     latest change, see ``snapshot(of:)``) is this one.
+    /// - Returns: The domain's sequence number after the change (unchanged when the value was already set).
     /// - Throws: ``PrefsStoreError``: `.readOnlyDomain` naming the file for forced, system and shipped domains;
-    ///   `.limitExceeded` naming the limit; `.unavailable` for a by-host domain without a machine id.
+    ///   `.limitExceeded` naming the limit; `.unavailable` for a by-host domain without a machine id;
+    ///   `.versionConflict` when `expectedSequence` is not the domain's sequence number.
+    @discardableResult
     public func set(
-        _ value: PlistValue?, forKey key: String, in domain: DomainID, origin: ChangeOrigin = .thisProcess
-    ) throws(PrefsStoreError) {
+        _ value: PlistValue?, forKey key: String, in domain: DomainID, origin: ChangeOrigin = .thisProcess,
+        expectedSequence: UInt64? = nil
+    ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
         try checkKey(key, value: value, in: domain)
         let maxDomainBytes = configuration.limits.maxDomainBytes
@@ -164,14 +170,19 @@ public final class PreferencesStore: Sendable {
         while outcome == nil {
             outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome? in
                 guard let slot = state.slot(of: domain) else { return nil }
+                try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
                 switch state.setValue(value, forKey: key, slot: slot, origin: origin, maxDomainBytes: maxDomainBytes) {
-                case .applied(let wake): return WriteOutcome(wakeWorker: wake, deliver: state.endBatch())
+                case .applied(let wake):
+                    return WriteOutcome(
+                        wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
                 case .tooLarge(let size): throw domainTooLarge(domain, size: size)
                 }
             }
             if outcome == nil { _ = loadDomain(domain) }
         }
-        if let outcome { finish(outcome) }
+        guard let outcome else { return 0 }
+        finish(outcome)
+        return outcome.sequence
     }
 
     /// Sets and removes several keys of one domain as one change: all or none, one event batch, one write.
@@ -179,16 +190,22 @@ public final class PreferencesStore: Sendable {
     ///   - changes: New values by key; a `nil` value removes the key.
     ///   - domain: A user or by-host domain.
     ///   - origin: Who asks.
-    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:)``; nothing changes when it throws.
+    ///   - expectedSequence: Compare-and-set, as in ``set(_:forKey:in:origin:expectedSequence:)``.
+    /// - Returns: The domain's sequence number after the change.
+    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``; nothing changes when it
+    ///   throws.
+    @discardableResult
     public func setMany(
-        _ changes: [String: PlistValue?], in domain: DomainID, origin: ChangeOrigin = .thisProcess
-    ) throws(PrefsStoreError) {
+        _ changes: [String: PlistValue?], in domain: DomainID, origin: ChangeOrigin = .thisProcess,
+        expectedSequence: UInt64? = nil
+    ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
         for (key, value) in changes { try checkKey(key, value: value, in: domain) }
         let limits = configuration.limits
         let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
+            try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
             var delta = 0
             for (key, value) in ordered {
                 let old = state.domains[slot].values[key]
@@ -198,9 +215,10 @@ public final class PreferencesStore: Sendable {
             let size = state.domains[slot].estimatedSize + delta
             if delta > 0, size > limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
             let wake = state.applyLocalChanges(ordered, slot: slot, origin: origin, sizeDelta: delta)
-            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch())
+            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
         }
         finish(outcome)
+        return outcome.sequence
     }
 
     /// Replaces a domain's contents.
@@ -208,10 +226,14 @@ public final class PreferencesStore: Sendable {
     ///   - values: The new contents; empty removes the domain's file when written.
     ///   - domain: A user or by-host domain.
     ///   - origin: Who asks.
-    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:)``.
+    ///   - expectedSequence: Compare-and-set, as in ``set(_:forKey:in:origin:expectedSequence:)``.
+    /// - Returns: The domain's sequence number after the change.
+    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``.
+    @discardableResult
     public func setPersistentDomain(
-        _ values: [String: PlistValue], for domain: DomainID, origin: ChangeOrigin = .thisProcess
-    ) throws(PrefsStoreError) {
+        _ values: [String: PlistValue], for domain: DomainID, origin: ChangeOrigin = .thisProcess,
+        expectedSequence: UInt64? = nil
+    ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
         var size = PlistValue.estimatedDocumentOverhead
         for (key, value) in values {
@@ -220,18 +242,27 @@ public final class PreferencesStore: Sendable {
         }
         if size > configuration.limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
         let slot = loadDomain(domain)
-        let outcome = state.withLock { state in
+        let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
+            try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
             let wake = state.applyReplacement(values, slot: slot, origin: origin)
-            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch())
+            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
         }
         finish(outcome)
+        return outcome.sequence
     }
 
     /// Removes every key of a domain; its file is deleted when the change is written.
-    /// - Throws: ``PrefsStoreError`` with code `.readOnlyDomain` or `.unavailable`.
-    public func removePersistentDomain(_ domain: DomainID, origin: ChangeOrigin = .thisProcess) throws(PrefsStoreError)
-    {
-        try setPersistentDomain([:], for: domain, origin: origin)
+    /// - Parameters:
+    ///   - domain: A user or by-host domain.
+    ///   - origin: Who asks.
+    ///   - expectedSequence: Compare-and-set, as in ``set(_:forKey:in:origin:expectedSequence:)``.
+    /// - Returns: The domain's sequence number after the change.
+    /// - Throws: ``PrefsStoreError`` with code `.readOnlyDomain`, `.unavailable` or `.versionConflict`.
+    @discardableResult
+    public func removePersistentDomain(
+        _ domain: DomainID, origin: ChangeOrigin = .thisProcess, expectedSequence: UInt64? = nil
+    ) throws(PrefsStoreError) -> UInt64 {
+        try setPersistentDomain([:], for: domain, origin: origin, expectedSequence: expectedSequence)
     }
 
     // MARK: Volatile layers
@@ -274,6 +305,8 @@ public final class PreferencesStore: Sendable {
     struct WriteOutcome {
         var wakeWorker: Bool
         var deliver: Bool
+        /// The domain's sequence number after the write.
+        var sequence: UInt64 = 0
     }
 
     func finish(_ outcome: WriteOutcome) {
@@ -307,6 +340,16 @@ public final class PreferencesStore: Sendable {
                 "value for key \(key) in domain \(domain) is nested \(value.depth) deep, beyond the depth limit "
                     + "(maxDepth = \(limits.maxDepth))")
         }
+    }
+
+    private func checkSequence(
+        _ expected: UInt64?, of state: DomainState, in domain: DomainID
+    ) throws(PrefsStoreError) {
+        guard let expected, expected != state.sequence else { return }
+        throw PrefsStoreError(
+            .versionConflict,
+            "domain \(domain) is at version \(state.sequence), not the expected \(expected): it changed since it was read",
+            path: state.location.map { $0.directory + "/" + $0.fileName })
     }
 
     private func domainTooLarge(_ domain: DomainID, size: Int) -> PrefsStoreError {

@@ -8,7 +8,7 @@ public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidDomainName, readOnlyDomain, limitExceeded, corruptFile, ioFailure, unavailable
-            case encodingFailed
+            case encodingFailed, versionConflict
         }
         private let base: Base
 
@@ -26,6 +26,8 @@ public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
         public static let unavailable = Code(base: .unavailable)
         /// A value could not be written in any property-list format.
         public static let encodingFailed = Code(base: .encodingFailed)
+        /// A compare-and-set write found the domain at another sequence number than expected; nothing changed.
+        public static let versionConflict = Code(base: .versionConflict)
 
         public var description: String { base.rawValue }
     }
