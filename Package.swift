@@ -7,10 +7,13 @@ let package = Package(
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
         .library(name: "PrefsStore", targets: ["PrefsStore"]),
         .executable(name: "plutil", targets: ["plutil"]),
+        .library(name: "PrefsClient", targets: ["PrefsClient"]),
+        .executable(name: "prefsd", targets: ["prefsd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C shims: only PrefsPlist imports CPrefsXML2, only PrefsSystemd imports CPrefsSystemd.
@@ -46,11 +49,33 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "PrefsDaemon",
+            dependencies: [
+                "PrefsStore", "PrefsWire", "PrefsSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "PrefsClient",
+            dependencies: [
+                "PrefsWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
 
         // Executables.
         .executableTarget(
             name: "plutil",
             dependencies: ["PrefsPlist"]
+        ),
+        .executableTarget(
+            name: "prefsd",
+            dependencies: ["PrefsDaemon"]
         ),
 
         // Test support and fixtures (not products).
@@ -83,6 +108,18 @@ let package = Package(
         .testTarget(
             name: "PrefsSystemdTests",
             dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
+        ),
+        .testTarget(
+            name: "PrefsDaemonTests",
+            dependencies: ["PrefsDaemon", "PrefsClient", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "PrefsClientTests",
+            dependencies: ["PrefsClient", "PrefsDaemon", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "DaemonEndToEndTests",
+            dependencies: ["PrefsClient", "PrefsWire", "PrefsTestSupport", "prefsd"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,66 @@
+import PrefsWire
+
+/// The error every operation of ``PrefsClient`` throws.
+///
+/// ``code`` says what kind of failure it is; ``serverError`` holds the daemon's answer when the daemon refused the
+/// request (its stable `code`, its message, and the limit, field, path or version concerned).
+public struct PrefsClientError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure, stable across releases; compare with the static members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case daemonUnavailable, connectionLost, refused, protocolViolation, closed, timedOut
+        }
+        private let base: Base
+
+        /// No daemon answers on the socket (it is not running, or the path is wrong); the message names the path.
+        public static let daemonUnavailable = Code(base: .daemonUnavailable)
+        /// The connection broke before the reply arrived, and the request could not be retried.
+        public static let connectionLost = Code(base: .connectionLost)
+        /// The daemon answered with an error; ``PrefsClientError/serverError`` holds it.
+        public static let refused = Code(base: .refused)
+        /// The daemon sent something this client cannot read.
+        public static let protocolViolation = Code(base: .protocolViolation)
+        /// The client was closed.
+        public static let closed = Code(base: .closed)
+        /// No reply arrived within the configured timeout.
+        public static let timedOut = Code(base: .timedOut)
+
+        /// The code's name, such as `refused`.
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A sentence naming the problem and the socket, domain or key involved.
+    public var message: String
+    /// The daemon's error, for ``Code/refused`` (and for a `closing` event that ended the connection).
+    public var serverError: WireError?
+    /// The underlying failure, when another layer failed first.
+    public var cause: (any Error & Sendable)?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: A sentence naming the problem.
+    ///   - serverError: The daemon's error, if it sent one.
+    ///   - cause: The underlying failure, if any.
+    public init(
+        _ code: Code, _ message: String, serverError: WireError? = nil, cause: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.serverError = serverError
+        self.cause = cause
+    }
+
+    /// The error for a refusal by the daemon.
+    static func refused(_ error: WireError) -> PrefsClientError {
+        PrefsClientError(.refused, "prefsd refused the request: \(error.code): \(error.message)", serverError: error)
+    }
+
+    /// The message followed by its cause, as a user should see it.
+    public var description: String {
+        guard let cause else { return message }
+        return "\(message): \(cause)"
+    }
+}

@@ -1,0 +1,427 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PrefsPlist
+import PrefsStore
+import PrefsWire
+
+/// Serves one client connection: the `hello` gate, requests performed one at a time in the order received,
+/// replies in the same order, subscriptions with their bounded event queue, and the `closing` event before the
+/// server closes the connection for a reason.
+///
+/// Everything here runs on the connection's event loop. Store callbacks (change events) hop onto it first.
+final class ConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = [String: PlistValue]
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Sent down the pipeline when the daemon stops: finish the request in progress, then close with
+    /// `shuttingDown`.
+    struct ShutdownEvent: Sendable {}
+
+    /// A subscription of this connection.
+    private struct ActiveSubscription {
+        let filter: WireSubscriptionFilter
+        let storeFilter: ChangeFilter
+        /// Counts store subscriptions made for it; events of an older one (before a resync) are dropped.
+        var generation: UInt64
+        var token: ObservationToken
+    }
+
+    /// At most this many decoded requests wait before the connection stops reading.
+    private static let maxPendingRequests = 256
+
+    private let shared: DaemonShared
+    private let credentials: DaemonSystem.PeerCredentials
+    private let origin: ChangeOrigin
+    private let logger: Logger
+
+    private var negotiated = false
+    private var pending = CircularBuffer<Result<WireRequest, WireRequest.Rejection>>()
+    /// A request is being performed off the event loop (`synchronize`); later ones wait for it.
+    private var isPerforming = false
+    private var inputClosed = false
+    private var isClosing = false
+    private var isShuttingDown = false
+    private var readHeld = false
+    private var subscriptions: [UInt64: ActiveSubscription] = [:]
+    private var nextSubscriptionID: UInt64 = 1
+    private var eventQueue: WireEventQueue
+    private var context: ChannelHandlerContext?
+
+    init(shared: DaemonShared, credentials: DaemonSystem.PeerCredentials) {
+        self.shared = shared
+        self.credentials = credentials
+        self.origin = .client(pid: credentials.processID, uid: credentials.userID)
+        self.eventQueue = WireEventQueue(capacity: shared.limits.subscriptionQueueLength)
+        var logger = shared.logger
+        logger[metadataKey: "prefs.client.pid"] = "\(credentials.processID)"
+        logger[metadataKey: "prefs.client.uid"] = "\(credentials.userID)"
+        self.logger = logger
+    }
+
+    // MARK: - Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        logger.debug("client connected")
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        endSubscriptions()
+        pending.removeAll()
+        logger.debug("client disconnected")
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        endSubscriptions()
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isClosing else { return }
+        let message = unwrapInboundIn(data)
+        do throws(WireRequest.Rejection) {
+            pending.append(.success(try WireRequest(dictionary: message)))
+        } catch {
+            pending.append(.failure(error))
+        }
+        processPending(context: context)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ShutdownEvent {
+            isShuttingDown = true
+            if !isPerforming {
+                close(context: context, with: WireError(.shuttingDown, "prefsd is stopping; reconnect later"))
+            }
+            return
+        }
+        if case .some(ChannelEvent.inputClosed) = event as? ChannelEvent {
+            inputClosed = true
+            closeIfFinished(context: context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let framing = error as? PrefsWireError {
+            logger.notice(
+                "closing a connection that sent a bad frame", metadata: ["error": "\(framing)"])
+            close(context: context, with: framing.wireError)
+            return
+        }
+        if isClosing { return }
+        logger.debug("connection failed", metadata: ["error": "\(error)"])
+        isClosing = true
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            writeEvents(context: context)
+            resumeReadingIfHeld(context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Holds reads while the peer does not take its replies, or too many requests wait: this bounds what one
+    /// connection costs the daemon.
+    func read(context: ChannelHandlerContext) {
+        if isClosing || !context.channel.isWritable || pending.count >= Self.maxPendingRequests {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    // MARK: - Requests
+
+    private func processPending(context: ChannelHandlerContext) {
+        var wrote = false
+        while !isPerforming, !isClosing, let item = pending.popFirst() {
+            switch item {
+            case .failure(let rejection):
+                guard let reply = rejection.reply else {
+                    close(context: context, with: rejection.error)
+                    return
+                }
+                write(reply, context: context)
+                wrote = true
+            case .success(let request):
+                if let reply = perform(request, context: context) {
+                    write(reply, context: context)
+                    wrote = true
+                }
+            }
+        }
+        if wrote { context.flush() }
+        resumeReadingIfHeld(context: context)
+        closeIfFinished(context: context)
+    }
+
+    /// Performs a request; returns its reply, or `nil` when the reply comes later.
+    private func perform(_ request: WireRequest, context: ChannelHandlerContext) -> WireReply? {
+        let operation = request.operation
+        if case .hello(let hello) = operation {
+            guard !negotiated else {
+                return WireReply(
+                    id: request.id, .failure(.badField("op", "is hello again: the version is already negotiated")))
+            }
+            do throws(WireError) {
+                let version = try hello.negotiatedVersion()
+                negotiated = true
+                logger.debug(
+                    "client said hello", metadata: ["client": "\(hello.client ?? "unnamed")", "version": "\(version)"])
+                return WireReply(
+                    id: request.id,
+                    .success(
+                        .hello(WireHelloResult(version: version, server: shared.serverName, limits: shared.limits))))
+            } catch {
+                return WireReply(id: request.id, .failure(error))
+            }
+        }
+        guard negotiated else {
+            return WireReply(
+                id: request.id,
+                .failure(.badField("op", "is \(operation.name.rawValue) before hello: the first request must be hello")))
+        }
+        switch operation {
+        case .subscribe(let filter):
+            return WireReply(id: request.id, subscribe(filter, context: context))
+        case .unsubscribe(let subscription):
+            guard let removed = subscriptions.removeValue(forKey: subscription) else {
+                return WireReply(
+                    id: request.id,
+                    .failure(WireError(.notFound, "this connection has no subscription \(subscription)")))
+            }
+            removed.token.cancel()
+            eventQueue.removeSubscription(subscription)
+            return WireReply(id: request.id, .success(.unsubscribe))
+        case .synchronize:
+            performOffLoop(request, context: context)
+            return nil
+        default:
+            if operation.isWrite, let domain = operation.domain {
+                logger.trace(
+                    "write", metadata: ["prefs.domain": "\(domain)", "prefs.operation": "\(operation.name.rawValue)"])
+            }
+            return WireReply(id: request.id, shared.requests.perform(operation, origin: origin))
+        }
+    }
+
+    /// Performs a blocking request on the thread pool; later requests wait, so replies stay in order.
+    private func performOffLoop(_ request: WireRequest, context: ChannelHandlerContext) {
+        isPerforming = true
+        let requests = shared.requests
+        let origin = self.origin
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loopBoundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        shared.threadPool.runIfActive(eventLoop: context.eventLoop) {
+            requests.perform(request.operation, origin: origin)
+        }.whenComplete { result in
+            let handler = loopBoundSelf.value
+            let context = loopBoundContext.value
+            handler.isPerforming = false
+            guard handler.context != nil, !handler.isClosing else { return }
+            let outcome: Result<WireResult, WireError>
+            switch result {
+            case .success(let value): outcome = value
+            case .failure(let error): outcome = .failure(WireError(.internal, "the request was not performed: \(error)"))
+            }
+            handler.write(WireReply(id: request.id, outcome), context: context)
+            context.flush()
+            if handler.isShuttingDown {
+                handler.close(context: context, with: WireError(.shuttingDown, "prefsd is stopping; reconnect later"))
+                return
+            }
+            handler.processPending(context: context)
+        }
+    }
+
+    /// Writes a reply; one too large for a frame becomes a `limitExceeded` error reply.
+    private func write(_ reply: WireReply, context: ChannelHandlerContext) {
+        do throws(PrefsWireError) {
+            try writeFrame(reply.dictionary, context: context)
+        } catch {
+            let failure = WireReply(
+                id: reply.id,
+                .failure(
+                    error.code == .limitExceeded
+                        ? WireError(.limitExceeded, error.message, limit: .maxFrameBytes)
+                        : WireError(.internal, error.description)))
+            try? writeFrame(failure.dictionary, context: context)
+        }
+    }
+
+    private func writeFrame(_ dictionary: [String: PlistValue], context: ChannelHandlerContext) throws(PrefsWireError) {
+        let payload = try WireFrame.encodePayload(dictionary, maxFrameBytes: shared.limits.maxFrameBytes)
+        var buffer = context.channel.allocator.buffer(capacity: WireFrame.headerLength + payload.count)
+        buffer.writeInteger(UInt32(payload.count), endianness: .big)
+        buffer.writeBytes(payload)
+        context.write(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    // MARK: - Subscriptions
+
+    private func subscribe(
+        _ filter: WireSubscriptionFilter, context: ChannelHandlerContext
+    ) -> Result<WireResult, WireError> {
+        guard subscriptions.count < shared.limits.maxSubscriptions else {
+            return .failure(
+                .limitExceeded(
+                    .maxSubscriptions, value: shared.limits.maxSubscriptions,
+                    "subscription \(subscriptions.count + 1) of this connection"))
+        }
+        let storeFilter: ChangeFilter
+        do throws(WireError) {
+            storeFilter = try Self.storeFilter(filter)
+        } catch {
+            return .failure(error)
+        }
+        let id = nextSubscriptionID
+        nextSubscriptionID += 1
+        let (token, snapshot) = startStoreSubscription(id, storeFilter, generation: 0, context: context)
+        subscriptions[id] = ActiveSubscription(filter: filter, storeFilter: storeFilter, generation: 0, token: token)
+        return .success(.subscribe(subscription: id, snapshot: wireSnapshot(snapshot, filter: filter)))
+    }
+
+    /// The store's filter for a wire filter: prefix filters watch every key and are narrowed here.
+    private static func storeFilter(_ filter: WireSubscriptionFilter) throws(WireError) -> ChangeFilter {
+        switch (filter.target, filter.keys) {
+        case (.domain(let domain), .key(let key)): return .key(key, in: try StoreRequests.domainID(domain))
+        case (.domain(let domain), _): return .domain(try StoreRequests.domainID(domain))
+        case (.effective(let list), .key(let key)): return .effectiveKey(key, in: try StoreRequests.searchList(list))
+        case (.effective(let list), _): return .effective(try StoreRequests.searchList(list))
+        }
+    }
+
+    private func startStoreSubscription(
+        _ id: UInt64, _ filter: ChangeFilter, generation: UInt64, context: ChannelHandlerContext
+    ) -> (ObservationToken, StoreSnapshot) {
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let subscription = shared.store.subscribe(filter) { events in
+            eventLoop.execute {
+                loopBound.value.receive(events, subscription: id, generation: generation)
+            }
+        }
+        return (subscription.token, subscription.snapshot)
+    }
+
+    /// The wire snapshot of a store snapshot: the watched keys, and the sequence of the domain they came from.
+    private func wireSnapshot(_ snapshot: StoreSnapshot, filter: WireSubscriptionFilter) -> WireSnapshot {
+        var values = snapshot.values
+        if case .prefix = filter.keys { values = values.filter { filter.keys.matches($0.key) } }
+        let domain: WireDomain
+        switch filter.target {
+        case .domain(let target): domain = target
+        case .effective(let list): domain = WireDomain(list.app)
+        }
+        return WireSnapshot(values: values, sequences: [.init(domain: domain, sequence: snapshot.sequence)])
+    }
+
+    /// Queues a batch of store events for a subscription and writes what the peer can take.
+    private func receive(_ events: [ChangeEvent], subscription id: UInt64, generation: UInt64) {
+        guard let context, !isClosing, let subscription = subscriptions[id], subscription.generation == generation
+        else { return }
+        var changes: [WireChange] = []
+        var batchOrigin: ChangeOrigin?
+        for event in events where subscription.filter.keys.matches(event.key) {
+            if let batchOrigin, batchOrigin != event.origin {
+                eventQueue.enqueue(subscription: id, changes: changes, origin: StoreRequests.origin(batchOrigin))
+                changes = []
+            }
+            batchOrigin = event.origin
+            changes.append(
+                WireChange(
+                    domain: StoreRequests.wireDomain(event.domain), key: event.key, old: event.oldValue,
+                    new: event.newValue, sequence: event.sequence))
+        }
+        if let batchOrigin, !changes.isEmpty {
+            eventQueue.enqueue(subscription: id, changes: changes, origin: StoreRequests.origin(batchOrigin))
+        }
+        writeEvents(context: context)
+    }
+
+    /// Writes queued events while the peer takes them; a subscription that overflowed gets a fresh snapshot.
+    private func writeEvents(context: ChannelHandlerContext) {
+        var wrote = false
+        while !isClosing, context.channel.isWritable, let item = eventQueue.dequeue() {
+            switch item {
+            case .event(let event):
+                try? writeFrame(event.dictionary, context: context)
+                wrote = true
+            case .resync(let id):
+                guard var subscription = subscriptions[id] else { continue }
+                subscription.token.cancel()
+                subscription.generation += 1
+                let (token, snapshot) = startStoreSubscription(
+                    id, subscription.storeFilter, generation: subscription.generation, context: context)
+                subscription.token = token
+                subscriptions[id] = subscription
+                let event = WireEvent.resync(
+                    subscription: id, wireSnapshot(snapshot, filter: subscription.filter))
+                do throws(PrefsWireError) {
+                    try writeFrame(event.dictionary, context: context)
+                } catch {
+                    logger.error(
+                        "cannot send a resync snapshot; closing the connection", metadata: ["error": "\(error)"])
+                    close(context: context, with: error.wireError)
+                    return
+                }
+                wrote = true
+            }
+        }
+        if wrote { context.flush() }
+    }
+
+    private func endSubscriptions() {
+        for subscription in subscriptions.values { subscription.token.cancel() }
+        subscriptions.removeAll()
+    }
+
+    // MARK: - Closing
+
+    private func resumeReadingIfHeld(context: ChannelHandlerContext) {
+        guard readHeld, !isClosing, context.channel.isWritable, pending.count < Self.maxPendingRequests else { return }
+        readHeld = false
+        context.read()
+    }
+
+    /// After the peer closed its side: close once every reply is sent, unless events are still wanted.
+    private func closeIfFinished(context: ChannelHandlerContext) {
+        guard inputClosed, !isClosing, !isPerforming, pending.isEmpty, subscriptions.isEmpty else { return }
+        isClosing = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Sends a `closing` event with the reason, then closes.
+    private func close(context: ChannelHandlerContext, with error: WireError) {
+        guard !isClosing else { return }
+        isClosing = true
+        pending.removeAll()
+        endSubscriptions()
+        let event = WireEvent.closing(error).dictionary
+        guard let payload = try? WireFrame.encodePayload(event, maxFrameBytes: .max) else {
+            context.close(promise: nil)
+            return
+        }
+        var buffer = context.channel.allocator.buffer(capacity: WireFrame.headerLength + payload.count)
+        buffer.writeInteger(UInt32(payload.count), endianness: .big)
+        buffer.writeBytes(payload)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Logging
+import PrefsStore
+import PrefsWire
+
+/// How a daemon runs: where it listens, which preferences it serves, its limits and timings.
+///
+/// ``DaemonSettings`` fills one from the daemon's own settings domain (`prefsd`), so that the daemon is configured
+/// with `defaults write prefsd …` like any other program; tests build one directly.
+public struct DaemonConfiguration: Sendable {
+    /// The socket to bind when systemd did not pass one (DESIGN §2; `PREFSD_SOCKET` overrides it).
+    public var socketPath: String
+    /// The preferences served.
+    public var storePaths: StorePaths
+    /// The limits enforced and reported by `hello`.
+    public var limits: WireLimits
+    /// How long after a change its domain is written.
+    public var flushDelay: Duration
+    /// How long a socket-activated daemon waits without clients before it exits; `nil` never exits. A daemon
+    /// that bound its own socket never exits when idle: nothing would start it again.
+    public var idleExitDelay: Duration?
+    /// The lowest level logged.
+    public var logLevel: Logger.Level
+    /// The name and version the daemon reports in `hello`.
+    public var serverName: String
+    /// How long shutdown waits for connections to finish the request they are performing before closing them.
+    public var drainTimeout: Duration
+
+    /// The daemon's name and version as `hello` reports it.
+    public static let defaultServerName = "prefsd \(PrefsDaemonVersion.current)"
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - socketPath: The socket to bind when not socket-activated.
+    ///   - storePaths: The preferences served.
+    ///   - limits: The limits enforced.
+    ///   - flushDelay: How long after a change its domain is written.
+    ///   - idleExitDelay: How long a socket-activated daemon stays without clients; `nil` for ever.
+    ///   - logLevel: The lowest level logged.
+    ///   - serverName: The name reported in `hello`.
+    ///   - drainTimeout: How long shutdown waits for requests in progress.
+    public init(
+        socketPath: String, storePaths: StorePaths, limits: WireLimits = .default, flushDelay: Duration = .seconds(1),
+        idleExitDelay: Duration? = nil, logLevel: Logger.Level = .info, serverName: String = defaultServerName,
+        drainTimeout: Duration = .seconds(5)
+    ) {
+        self.socketPath = socketPath
+        self.storePaths = storePaths
+        self.limits = limits
+        self.flushDelay = flushDelay
+        self.idleExitDelay = idleExitDelay
+        self.logLevel = logLevel
+        self.serverName = serverName
+        self.drainTimeout = drainTimeout
+    }
+
+    /// The socket path this process's environment names: `PREFSD_SOCKET`, else `$XDG_RUNTIME_DIR/prefsd/socket`,
+    /// else `/run/user/<uid>/prefsd/socket` when that directory exists, else `/tmp/prefsd-<uid>/socket`.
+    public static func defaultSocketPath() -> String {
+        var environment: [String: String] = [:]
+        for name in [WireSocketPath.environmentVariable, "XDG_RUNTIME_DIR"] {
+            if let value = DaemonSystem.environment(name) { environment[name] = value }
+        }
+        return WireSocketPath.resolve(
+            environment: environment, userID: DaemonSystem.userID, directoryExists: DaemonSystem.directoryExists)
+    }
+
+    /// The store limits that match ``limits``.
+    var storeLimits: StoreLimits {
+        StoreLimits(maxKeyBytes: limits.maxKeyBytes, maxDomainBytes: limits.maxDomainBytes, maxDepth: limits.maxDepth)
+    }
+}
+
+/// The daemon's version.
+public enum PrefsDaemonVersion {
+    /// The version string, as `prefsd --version` prints it.
+    public static let current = "1.0.0"
+}

@@ -1,0 +1,117 @@
+import Logging
+import PrefsStore
+import PrefsSystemd
+import ServiceLifecycle
+
+/// The `prefsd` program: reads its settings, opens the store, and runs the watchdog, the flush service and the
+/// server in one `ServiceGroup` until SIGTERM or SIGINT (or an idle exit), then flushes and returns.
+public enum Prefsd {
+    /// The text of `prefsd --help`.
+    public static let usage = """
+        usage: prefsd [--socket PATH]
+               prefsd --help | --version
+
+        prefsd, the Preferences daemon, serves the preferences of the user running it over a Unix socket
+        (docs/PROTOCOL.md): the single writer of their domain files, with change notifications for every client.
+        It runs in the foreground until SIGTERM or SIGINT, then writes every domain and exits 0. Under systemd it is
+        socket-activated (prefsd.socket) and logs to the journal; started by hand it logs to standard error.
+
+        options:
+          --socket PATH   listen on PATH instead of $PREFSD_SOCKET, $XDG_RUNTIME_DIR/prefsd/socket,
+                          /run/user/<uid>/prefsd/socket or /tmp/prefsd-<uid>/socket
+          --help          print this text
+          --version       print the version
+
+        environment: PREFERENCES_HOME, PREFERENCES_SYSTEM_DIR, PREFERENCES_DOMAINS_DIR, PREFSD_SOCKET.
+        settings: `defaults write prefsd <key> <value>`, read at start-up: FlushDelay, IdleExitSeconds, LogLevel,
+        MaxConnections, MaxFrameBytes, MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions,
+        SubscriptionQueueLength (docs/DAEMON.md).
+
+        """
+
+    /// Runs the program.
+    /// - Parameter arguments: The command-line arguments, without the program name.
+    /// - Returns: The exit status: 0 after a clean stop, 1 when start-up failed, 2 for a usage error.
+    public static func main(arguments: [String]) async -> Int32 {
+        var socketOverride: String?
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--help", "-h":
+                print(usage, terminator: "")
+                return 0
+            case "--version":
+                print("prefsd \(PrefsDaemonVersion.current)")
+                return 0
+            case "--socket":
+                guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
+                    printError("prefsd: --socket needs a path\n\(usage)")
+                    return 2
+                }
+                socketOverride = arguments[index + 1]
+                index += 1
+            default:
+                printError("prefsd: unknown argument \(arguments[index])\n\(usage)")
+                return 2
+            }
+            index += 1
+        }
+
+        // Everything the daemon creates is the user's alone; the socket itself is bound under 0177.
+        DaemonSystem.setFileCreationMask(0o077)
+        let paths = StorePaths.fromProcessEnvironment()
+        let settings = DaemonSettings.load(paths: paths)
+        PrefsLogging.bootstrap(identifier: "prefsd", logLevel: settings.logLevel)
+        let logger = Logger(label: "prefsd")
+        for warning in settings.warnings { logger.warning("\(warning)") }
+
+        let activated: SocketActivation.ListeningSocket?
+        do {
+            activated = try SocketActivation.listeningSocket()
+        } catch {
+            logger.critical("cannot use the sockets systemd passed", metadata: ["error": "\(error)"])
+            return 1
+        }
+        let configuration = DaemonConfiguration(
+            socketPath: socketOverride ?? DaemonConfiguration.defaultSocketPath(), storePaths: paths,
+            limits: settings.limits, flushDelay: settings.flushDelay, idleExitDelay: settings.idleExitDelay,
+            logLevel: settings.logLevel)
+        let storeLogger = Logger(label: "prefsd.store")
+        let store = PreferencesStore(
+            paths: paths,
+            configuration: StoreConfiguration(
+                flushDelay: configuration.flushDelay, limits: configuration.storeLimits,
+                diagnostics: { diagnostic in
+                    let level: Logger.Level = diagnostic.severity == .error ? .error : .warning
+                    var metadata: Logger.Metadata = [:]
+                    if let domain = diagnostic.domain { metadata[PrefsLogging.MetadataKey.domain] = "\(domain)" }
+                    if let path = diagnostic.error.path { metadata[PrefsLogging.MetadataKey.path] = "\(path)" }
+                    storeLogger.log(level: level, "\(diagnostic.error.description)", metadata: metadata)
+                }))
+        let notifier = SystemdNotifier()
+        let server = DaemonServer(
+            configuration: configuration, store: store, activatedSocket: activated, notifier: notifier,
+            logger: Logger(label: "prefsd.server"))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
+                    .init(service: StoreFlushService(store: store, logger: storeLogger)),
+                    .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "prefsd.lifecycle")))
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("prefsd stopped: \(error)")
+            return 1
+        }
+        logger.info("stopped")
+        return 0
+    }
+
+    private static func printError(_ text: String) {
+        DaemonSystem.writeStandardError(text + (text.hasSuffix("\n") ? "" : "\n"))
+    }
+}

@@ -1,0 +1,34 @@
+import Logging
+import PrefsStore
+import ServiceLifecycle
+
+/// Writes every domain durably when the daemon stops: a `Service` that waits for graceful shutdown, then
+/// synchronizes the store.
+///
+/// List it before ``DaemonServer`` in the `ServiceGroup`: groups shut down in reverse order, so the server has
+/// finished its last request when the flush starts.
+public struct StoreFlushService: Service {
+    private let store: PreferencesStore
+    private let logger: Logger
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - store: The store to flush.
+    ///   - logger: Where a failed write is reported.
+    public init(store: PreferencesStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Waits for graceful shutdown, then writes every changed domain; never throws.
+    public func run() async throws {
+        do { try await gracefulShutdown() } catch {}  // Cancelled: flush anyway, as the group goes away.
+        do {
+            try store.synchronize()
+            logger.info("every domain is written")
+        } catch {
+            logger.error(
+                "cannot write a domain at shutdown", metadata: ["error": "\(error)", "prefs.path": "\(error.path ?? "")"])
+        }
+    }
+}
