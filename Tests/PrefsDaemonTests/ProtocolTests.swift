@@ -1,0 +1,195 @@
+import Foundation
+import PrefsDaemon
+import PrefsPlist
+import PrefsStore
+import PrefsWire
+import Testing
+
+@Suite("prefsd protocol")
+struct ProtocolTests {
+    let app = WireDomain("com.example.app")
+
+    @Test("hello comes first, once; other requests before it are refused naming op")
+    func helloGate() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect(hello: false)
+        let early = try connection.call(.get(app, key: "a"))
+        #expect(early == .failure(.badField("op", "is get before hello: the first request must be hello")))
+        let hello = try connection.call(.hello(WireHello(version: 3, minVersion: 1, client: "tests")))
+        guard case .success(.hello(let result)) = hello else {
+            Issue.record("hello failed: \(hello)")
+            return
+        }
+        #expect(result.version == 1)
+        #expect(result.server == DaemonConfiguration.defaultServerName)
+        #expect(result.limits == .default)
+        let again = try connection.call(.hello(WireHello()))
+        #expect(again == .failure(.badField("op", "is hello again: the version is already negotiated")))
+        let after = try connection.call(.get(app, key: "a"))
+        #expect(after == .success(.get(value: nil, version: 0)))
+    }
+
+    @Test("a hello with no common version is refused, and a later one can succeed")
+    func unsupportedVersion() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect(hello: false)
+        guard case .failure(let error) = try connection.call(.hello(WireHello(version: 9, minVersion: 2))) else {
+            Issue.record("hello 2–9 succeeded")
+            return
+        }
+        #expect(error.code == .unsupportedVersion)
+        try connection.hello()
+    }
+
+    @Test("pipelined requests are answered in order and each sees the earlier ones")
+    func pipelining() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        var ids: [UInt64] = []
+        for index in 0..<200 {
+            ids.append(try connection.send(.set(app, key: "k", value: .integer(PlistInteger(Int64(index))), expectedVersion: nil)))
+            ids.append(try connection.send(.get(app, key: "k")))
+        }
+        for (position, id) in ids.enumerated() {
+            let reply = try connection.receiveReply()
+            #expect(reply.id == id)
+            if position % 2 == 1 {
+                guard case .success(.get(let value, let version)) = reply.outcome else {
+                    Issue.record("get failed: \(reply)")
+                    return
+                }
+                #expect(value == .integer(PlistInteger(Int64(position / 2))))
+                #expect(version == UInt64(position / 2 + 1))
+            }
+        }
+    }
+
+    @Test("every operation round-trips through the store")
+    func operations() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        #expect(try connection.call(.readDomain(app)).failureCode == .notFound)
+        #expect(try connection.call(.set(app, key: "a", value: "1", expectedVersion: nil)) == .success(.set(version: 1)))
+        #expect(
+            try connection.call(.setMany(app, values: ["b": 2, "c": 3], removeKeys: ["a"], expectedVersion: nil))
+                == .success(.setMany(version: 4)))
+        #expect(
+            try connection.call(.readDomain(app)) == .success(.readDomain(values: ["b": 2, "c": 3], version: 4)))
+        #expect(try connection.call(.remove(app, key: "b", expectedVersion: nil)) == .success(.remove(version: 5)))
+        #expect(try connection.call(.remove(app, key: "b", expectedVersion: nil)) == .success(.remove(version: 5)))
+        #expect(
+            try connection.call(.writeDomain(app, values: ["x": true], expectedVersion: nil))
+                == .success(.writeDomain(version: 7)))
+        #expect(try connection.call(.synchronize) == .success(.synchronize))
+        let file = daemon.paths.preferencesDirectory + "/com.example.app.plist"
+        let stored = try PlistSerialization.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+        #expect(stored == ["x": true])
+        #expect(try connection.call(.listDomains(scope: .user, byHost: false)) == .success(.listDomains(["com.example.app"])))
+        #expect(try connection.call(.removeDomain(app, expectedVersion: nil)) == .success(.removeDomain(version: 8)))
+        #expect(try connection.call(.removeDomain(app, expectedVersion: nil)).failureCode == .notFound)
+        #expect(try connection.call(.synchronize) == .success(.synchronize))
+        #expect(!FileManager.default.fileExists(atPath: file))
+    }
+
+    @Test("by-host domains are separate from plain ones")
+    func byHost() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        let host = WireDomain("com.example.app", byHost: true)
+        _ = try connection.call(.set(host, key: "k", value: "host", expectedVersion: nil))
+        #expect(try connection.call(.get(app, key: "k")) == .success(.get(value: nil, version: 0)))
+        #expect(try connection.call(.get(host, key: "k")) == .success(.get(value: "host", version: 1)))
+        #expect(
+            try connection.call(.listDomains(scope: .user, byHost: true)) == .success(.listDomains(["com.example.app"])))
+    }
+
+    @Test("compare-and-set applies at the expected version and reports the current one otherwise")
+    func compareAndSet() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        #expect(try connection.call(.set(app, key: "a", value: 1, expectedVersion: 0)) == .success(.set(version: 1)))
+        let conflict = try connection.call(.set(app, key: "a", value: 2, expectedVersion: 0))
+        guard case .failure(let error) = conflict else {
+            Issue.record("stale compare-and-set succeeded")
+            return
+        }
+        #expect(error.code == .versionConflict)
+        #expect(error.currentVersion == 1)
+        #expect(try connection.call(.get(app, key: "a")) == .success(.get(value: 1, version: 1)))
+        #expect(
+            try connection.call(.setMany(app, values: ["a": 3], removeKeys: [], expectedVersion: 1))
+                == .success(.setMany(version: 2)))
+        #expect(try connection.call(.removeDomain(app, expectedVersion: 1)).failureCode == .versionConflict)
+    }
+
+    @Test("names, read-only layers and limits are refused with the documented codes")
+    func refusals() async throws {
+        var limits = WireLimits.default
+        limits.maxKeyBytes = 8
+        limits.maxDepth = 2
+        let daemon = try await TestDaemon(limits: limits)
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        let traversal = try connection.call(.get(WireDomain("../etc/passwd"), key: "k"))
+        #expect(traversal.failureCode == .invalidName)
+        let system = try connection.call(.set(WireDomain("com.example.app", scope: .system), key: "k", value: 1, expectedVersion: nil))
+        guard case .failure(let readOnly) = system else {
+            Issue.record("system write succeeded")
+            return
+        }
+        #expect(readOnly.code == .readOnly)
+        #expect(readOnly.path == daemon.paths.systemDirectory! + "/com.example.app.plist")
+        let longKey = try connection.call(.set(app, key: "123456789", value: 1, expectedVersion: nil))
+        #expect(longKey.failureCode == .limitExceeded)
+        #expect(longKey.failureLimit == .maxKeyBytes)
+        let deep = try connection.call(.set(app, key: "k", value: [[[1]]], expectedVersion: nil))
+        #expect(deep.failureLimit == .maxDepth)
+        let unknown = try connection.send(["id": 7, "op": "frobnicate"])
+        _ = unknown
+        let reply = try connection.receiveReply()
+        #expect(reply.id == 7)
+        #expect(reply.outcome.failureCode == .unknownOperation)
+        try connection.send(["id": 8, "op": "get", "domain": "a", "key": "k", "bytHost": true])
+        let strict = try connection.receiveReply()
+        #expect(strict.outcome.failureCode == .badRequest)
+        if case .failure(let error) = strict.outcome { #expect(error.field == "bytHost") }
+        #expect(try connection.call(.get(app, key: "k")) == .success(.get(value: nil, version: 0)))
+    }
+
+    @Test("getEffective reports the winning layer and what it shadows")
+    func effective() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        _ = try connection.call(.set(WireDomain("NSGlobalDomain"), key: "Theme", value: "light", expectedVersion: nil))
+        _ = try connection.call(.set(app, key: "Theme", value: "dark", expectedVersion: nil))
+        let result = try connection.call(.getEffective(WireSearchList(app: "com.example.app"), key: "Theme"))
+        guard case .success(.getEffective(let resolution)) = result else {
+            Issue.record("getEffective failed: \(result)")
+            return
+        }
+        #expect(resolution.found?.value == "dark")
+        #expect(resolution.found?.source.layer == .app)
+        #expect(resolution.found?.source.path == daemon.paths.preferencesDirectory + "/com.example.app.plist")
+        #expect(resolution.shadowed.map(\.value) == ["light"])
+        #expect(resolution.shadowed.first?.source.layer == .global)
+    }
+}
+
+extension Result where Success == WireResult, Failure == WireError {
+    var failureCode: WireError.Code? {
+        if case .failure(let error) = self { return error.code }
+        return nil
+    }
+
+    var failureLimit: WireLimit? {
+        if case .failure(let error) = self { return error.limit }
+        return nil
+    }
+}

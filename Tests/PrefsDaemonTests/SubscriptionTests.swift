@@ -1,0 +1,127 @@
+import Foundation
+import PrefsDaemon
+import PrefsPlist
+import PrefsWire
+import Testing
+
+@Suite("prefsd subscriptions")
+struct SubscriptionTests {
+    let app = WireDomain("com.example.app")
+
+    func subscribe(_ connection: WireTestConnection, _ filter: WireSubscriptionFilter) throws -> (UInt64, WireSnapshot) {
+        guard case .success(.subscribe(let id, let snapshot)) = try connection.call(.subscribe(filter)) else {
+            throw TestFailure("subscribe failed")
+        }
+        return (id, snapshot)
+    }
+
+    func nextEvent(_ connection: WireTestConnection) throws -> WireEvent {
+        let message = try connection.receiveMessage()
+        guard case .event(let event) = message else { throw TestFailure("expected an event, got \(message)") }
+        return event
+    }
+
+    @Test("a change by one client reaches another's subscription with old and new value and origin")
+    func changeEvent() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let writer = try daemon.connect()
+        let watcher = try daemon.connect()
+        _ = try writer.call(.set(app, key: "Theme", value: "light", expectedVersion: nil))
+        let (id, snapshot) = try subscribe(watcher, WireSubscriptionFilter(.domain(app)))
+        #expect(snapshot == WireSnapshot(values: ["Theme": "light"], sequences: [.init(domain: app, sequence: 1)]))
+        _ = try writer.call(.set(app, key: "Theme", value: "dark", expectedVersion: nil))
+        let event = try nextEvent(watcher)
+        let origin = WireOrigin(.client, pid: getpid(), uid: getuid())
+        #expect(
+            event
+                == .change(
+                    subscription: id, WireChange(domain: app, key: "Theme", old: "light", new: "dark", sequence: 2),
+                    origin: origin))
+        _ = try writer.call(.setMany(app, values: ["a": 1], removeKeys: ["Theme"], expectedVersion: nil))
+        guard case .batch(_, let changes, _) = try nextEvent(watcher) else {
+            Issue.record("setMany did not arrive as one batch")
+            return
+        }
+        #expect(changes.map(\.key).sorted() == ["Theme", "a"])
+    }
+
+    @Test("key and prefix filters, effective subscriptions, and unsubscribe")
+    func filters() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let writer = try daemon.connect()
+        let watcher = try daemon.connect()
+        let (prefixID, _) = try subscribe(watcher, WireSubscriptionFilter(.domain(app), keys: .prefix("Win")))
+        let (effectiveID, effectiveSnapshot) = try subscribe(
+            watcher, WireSubscriptionFilter(.effective(WireSearchList(app: app.name)), keys: .key("Theme")))
+        #expect(effectiveSnapshot.values.isEmpty)
+        _ = try writer.call(.set(app, key: "Other", value: 1, expectedVersion: nil))
+        _ = try writer.call(.set(app, key: "Window", value: 2, expectedVersion: nil))
+        guard case .change(let id, let change, _) = try nextEvent(watcher) else {
+            Issue.record("no change event")
+            return
+        }
+        #expect(id == prefixID)
+        #expect(change.key == "Window")
+        _ = try writer.call(.set(WireDomain("NSGlobalDomain"), key: "Theme", value: "light", expectedVersion: nil))
+        guard case .change(let globalID, let globalChange, _) = try nextEvent(watcher) else {
+            Issue.record("no effective event")
+            return
+        }
+        #expect(globalID == effectiveID)
+        #expect(globalChange.new == "light")
+        #expect(try watcher.call(.unsubscribe(subscription: prefixID)) == .success(.unsubscribe))
+        #expect(try watcher.call(.unsubscribe(subscription: prefixID)).failureCode == .notFound)
+        _ = try writer.call(.set(app, key: "Window", value: 3, expectedVersion: nil))
+        #expect(try watcher.call(.synchronize) == .success(.synchronize))
+    }
+
+    @Test("a reader that falls behind gets one resync snapshot instead of unbounded events")
+    func resync() async throws {
+        var limits = WireLimits.default
+        limits.subscriptionQueueLength = 8
+        let daemon = try await TestDaemon(limits: limits)
+        defer { Task { await daemon.stop() } }
+        let writer = try daemon.connect()
+        let watcher = try daemon.connect()
+        watcher.setReceiveBuffer(4096)
+        let (id, _) = try subscribe(watcher, WireSubscriptionFilter(.domain(app)))
+        let big = PlistValue.string(String(repeating: "x", count: 16 * 1024))
+        for index in 0..<200 {
+            #expect(try writer.call(.set(app, key: "key\(index)", value: big, expectedVersion: nil)).failureCode == nil)
+        }
+        var values: [String: PlistValue] = [:]
+        var sawResync = false
+        var events = 0
+        while values.count < 200 || !sawResync {
+            let event = try nextEvent(watcher)
+            events += 1
+            switch event {
+            case .change(_, let change, _): values[change.key] = change.new
+            case .batch(_, let changes, _): for change in changes { values[change.key] = change.new }
+            case .resync(let subscription, let snapshot):
+                #expect(subscription == id)
+                sawResync = true
+                values = snapshot.values
+            case .closing: Issue.record("closed")
+            }
+            if sawResync && values.count == 200 { break }
+        }
+        #expect(sawResync)
+        #expect(events < 200)
+        #expect(values.count == 200)
+    }
+
+    @Test("subscriptions beyond maxSubscriptions are refused naming the limit")
+    func subscriptionLimit() async throws {
+        var limits = WireLimits.default
+        limits.maxSubscriptions = 1
+        let daemon = try await TestDaemon(limits: limits)
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        _ = try subscribe(connection, WireSubscriptionFilter(.domain(app)))
+        let refused = try connection.call(.subscribe(WireSubscriptionFilter(.domain(app))))
+        #expect(refused.failureLimit == .maxSubscriptions)
+    }
+}
