@@ -412,7 +412,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         pending.removeAll()
         endSubscriptions()
         let event = WireEvent.closing(error).dictionary
-        guard let payload = try? WireFrame.encodePayload(event, maxFrameBytes: .max) else {
+        // A peer that does not read would never receive the event: do not wait for it.
+        guard context.channel.isWritable, let payload = try? WireFrame.encodePayload(event, maxFrameBytes: .max) else {
             context.close(promise: nil)
             return
         }

@@ -127,13 +127,13 @@ public final class DaemonServer: Service, Sendable {
         for channel in connections {
             channel.pipeline.fireUserInboundEventTriggered(ConnectionHandler.ShutdownEvent())
         }
-        let deadline = ContinuousClock.now + configuration.drainTimeout
+        // A client that does not read cannot receive its closing event: close it anyway after the drain timeout.
+        let drainTimeout = TimeAmount.nanoseconds(Int64(configuration.drainTimeout.components.seconds) * 1_000_000_000)
         for channel in connections {
-            let remaining = deadline - .now
-            if remaining > .zero {
-                _ = try? await withTimeout(remaining) { try await channel.closeFuture.get() }
-            }
-            try? await channel.close()
+            channel.eventLoop.scheduleTask(in: drainTimeout) { channel.close(promise: nil) }
+        }
+        for channel in connections {
+            try? await channel.closeFuture.get()
         }
         state.withLock { $0.listener }?.release()
     }
@@ -286,21 +286,5 @@ public final class DaemonServer: Service, Sendable {
         let domains = (try? shared.store.domainNames(scope: .user).count) ?? 0
         let clients = connectionCount
         return "\(domains) domain\(domains == 1 ? "" : "s"), \(clients) client\(clients == 1 ? "" : "s")"
-    }
-}
-
-/// Runs `body`, giving up after `timeout`.
-func withTimeout<Value: Sendable>(
-    _ timeout: Duration, _ body: @escaping @Sendable () async throws -> Value
-) async throws -> Value? {
-    try await withThrowingTaskGroup(of: Value?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        return first
     }
 }

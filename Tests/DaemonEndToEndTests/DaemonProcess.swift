@@ -1,0 +1,194 @@
+import Foundation
+import PrefsPlist
+import PrefsTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `prefsd`, or another program, run as a real process with the test's preferences in a temporary
+/// directory; output goes to files so that a chatty process never blocks on a full pipe.
+final class DaemonProcess {
+    static let prefsd = BuiltProduct("prefsd").path
+    /// The repository, for `docs/examples/client.py` and `Domains/`.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// The variables systemd sets; never inherited from the test's own environment.
+    static let systemdVariables = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+        "JOURNAL_STREAM",
+    ]
+
+    let process = Process()
+    let outputPath: String
+    let errorPath: String
+
+    /// Starts `executable` (by default prefsd) with `arguments` and the environment of `home`.
+    init(
+        _ home: DaemonHome, executable: String = DaemonProcess.prefsd, arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
+        outputPath = home.directory.file("stdout-\(UUID().uuidString)")
+        errorPath = home.directory.file("stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        for name in Self.systemdVariables { inherited[name] = nil }
+        process.environment = inherited.merging(home.environment) { _, new in new }.merging(environment) { _, new in new }
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits until the socket answers.
+    func waitUntilServing(_ home: DaemonHome, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let connection = try? WireTestConnection(path: home.socketPath) {
+                _ = connection
+                return
+            }
+            guard process.isRunning else { throw TestFailure("prefsd exited: \(standardError)") }
+            usleep(10_000)
+        }
+        throw TestFailure("prefsd did not serve \(home.socketPath) within \(timeout): \(standardError)")
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the exit (SIGKILL after `timeout`) and returns the status.
+    @discardableResult
+    func finish(timeout: Duration = .seconds(20)) -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// The daemon's resident memory, in KiB (`VmRSS`).
+    var residentKiB: Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+}
+
+/// A user's preferences and socket in a temporary directory, and the environment that points prefsd at them.
+final class DaemonHome {
+    let directory: TemporaryDirectory
+    let socketPath: String
+
+    init(settings: [String: PlistValue] = [:]) throws {
+        directory = try TemporaryDirectory(prefix: "prefsd-e2e")
+        socketPath = directory.file("run/socket")
+        try FileManager.default.createDirectory(atPath: preferences, withIntermediateDirectories: true)
+        if !settings.isEmpty {
+            let bytes = try PlistSerialization.encode(.dictionary(settings), format: .xml)
+            try Data(bytes).write(to: URL(fileURLWithPath: preferences + "/prefsd.plist"))
+        }
+    }
+
+    var preferences: String { directory.file("prefs") }
+
+    var environment: [String: String] {
+        [
+            "PREFERENCES_HOME": preferences, "PREFERENCES_SYSTEM_DIR": directory.file("system"),
+            "PREFERENCES_DOMAINS_DIR": DaemonProcess.repository + "/Domains", "PREFSD_SOCKET": socketPath,
+        ]
+    }
+
+    /// The stored values of a domain file, or `nil` when it does not exist.
+    func storedValues(_ domain: String) throws -> [String: PlistValue]? {
+        let path = preferences + "/\(domain).plist"
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try PlistSerialization.decode(Array(data)).dictionaryValue
+    }
+}
+
+/// A datagram socket bound where `NOTIFY_SOCKET` points: what systemd's service manager receives.
+final class NotifyListener {
+    let path: String
+    let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else { throw TestFailure("bind \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The next datagram, or `nil` after `timeout`.
+    func receive(timeout: Duration) -> String? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard poll(&poller, 1, milliseconds) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+
+    /// Datagrams until one contains `text`; fails after `timeout`.
+    func waitFor(_ text: String, timeout: Duration = .seconds(10)) throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var received: [String] = []
+        while ContinuousClock.now < deadline {
+            guard let message = receive(timeout: .milliseconds(100)) else { continue }
+            received.append(message)
+            if message.contains(text) { return received }
+        }
+        throw TestFailure("no \(text) within \(timeout); received \(received)")
+    }
+}
+
+/// Runs a program to completion and returns its status and output.
+func runProgram(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var inherited = ProcessInfo.processInfo.environment
+    for name in DaemonProcess.systemdVariables { inherited[name] = nil }
+    process.environment = inherited.merging(environment) { _, new in new }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    nonisolated(unsafe) var errorData = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { errorData = error.fileHandleForReading.readDataToEndOfFile() }
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return (
+        process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+    )
+}

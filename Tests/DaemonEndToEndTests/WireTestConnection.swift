@@ -1,0 +1,131 @@
+import Foundation
+import PrefsPlist
+import PrefsWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blocking client connection for tests: raw bytes, whole frames, decoded messages, with timeouts.
+final class WireTestConnection {
+    let descriptor: Int32
+    private var decoder = WireFrameDecoder()
+    private var nextID: UInt64 = 1
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let text = String(cString: strerror(errno))
+            close(descriptor)
+            throw TestFailure("connect \(path): \(text)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sets the socket's receive buffer, to make a reader slow sooner.
+    func setReceiveBuffer(_ bytes: Int32) {
+        var value = bytes
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Writes raw bytes.
+    func sendRaw(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw TestFailure("send: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// Closes the sending side (a half-close).
+    func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
+
+    /// Sends a message dictionary as one frame.
+    func send(_ message: [String: PlistValue]) throws {
+        try sendRaw(try WireFrame.encode(message))
+    }
+
+    /// Sends a request with the next id; returns the id.
+    @discardableResult
+    func send(_ operation: WireOperation) throws -> UInt64 {
+        let id = nextID
+        nextID += 1
+        try send(WireRequest(id: id, operation).dictionary)
+        return id
+    }
+
+    /// The next message, or `nil` when the server closed the connection; fails after `timeout`.
+    func receive(timeout: Duration = .seconds(5)) throws -> [String: PlistValue]? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let message = try decoder.nextFrame() { return message }
+            let remaining = deadline - .now
+            guard remaining > .zero else { throw TestFailure("no message within \(timeout)") }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&poller, 1, milliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw TestFailure("poll: \(String(cString: strerror(errno)))")
+            }
+            if ready == 0 { continue }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == ECONNRESET { return nil }
+                throw TestFailure("recv: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return nil }
+            try decoder.append(Array(buffer[0..<count]))
+        }
+    }
+
+    /// The next message as a server message.
+    func receiveMessage(timeout: Duration = .seconds(5)) throws -> WireServerMessage {
+        guard let dictionary = try receive(timeout: timeout) else { throw TestFailure("the server closed the connection") }
+        return try WireServerMessage(dictionary: dictionary)
+    }
+
+    /// The next reply; fails if an event comes first.
+    func receiveReply(timeout: Duration = .seconds(5)) throws -> WireReply {
+        let message = try receiveMessage(timeout: timeout)
+        guard case .reply(let reply) = message else { throw TestFailure("expected a reply, got \(message)") }
+        return reply
+    }
+
+    /// Sends a request and returns its reply (no subscriptions may be active).
+    func call(_ operation: WireOperation) throws -> Result<WireResult, WireError> {
+        let id = try send(operation)
+        let reply = try receiveReply()
+        guard reply.id == id else { throw TestFailure("reply \(reply.id) for request \(id)") }
+        return reply.outcome
+    }
+
+    /// Says hello.
+    func hello() throws {
+        guard case .success(.hello) = try call(.hello(WireHello(client: "tests"))) else {
+            throw TestFailure("hello failed")
+        }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
