@@ -207,8 +207,8 @@ public final class DaemonServer: Service, Sendable {
                         RefusingHandler(
                             WireError(
                                 .permissionDenied,
-                                "prefsd serves uid \(ownUser) and root only; this client runs as uid "
-                                    + "\(credentials.userID)")))
+                                "prefsd serves \(ownUser == 0 ? "root" : "uid \(ownUser) and root") only; this "
+                                    + "client runs as uid \(credentials.userID)")))
                     return
                 }
                 state.withLock { state in

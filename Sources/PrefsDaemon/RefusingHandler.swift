@@ -13,7 +13,20 @@ final class RefusingHandler: ChannelInboundHandler {
         self.error = error
     }
 
+    private var sent = false
+
+    /// The handler may be added after the channel became active (the peer's credentials are read first).
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { refuse(context: context) }
+    }
+
     func channelActive(context: ChannelHandlerContext) {
+        refuse(context: context)
+    }
+
+    private func refuse(context: ChannelHandlerContext) {
+        guard !sent else { return }
+        sent = true
         let channel = context.channel
         guard let payload = try? WireFrame.encodePayload(WireEvent.closing(error).dictionary, maxFrameBytes: .max)
         else {

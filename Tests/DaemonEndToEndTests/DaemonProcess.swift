@@ -8,6 +8,9 @@ import PrefsTestSupport
 
 /// The built `prefsd`, or another program, run as a real process with the test's preferences in a temporary
 /// directory; output goes to files so that a chatty process never blocks on a full pipe.
+///
+/// Started with `posix_spawn` rather than Foundation's `Process`: Foundation's child monitor can block in `wait4`
+/// on a long-running child and so delay reaping the short-lived ones `runProgram` starts meanwhile.
 final class DaemonProcess {
     static let prefsd = BuiltProduct("prefsd").path
     /// The repository, for `docs/examples/client.py` and `Domains/`.
@@ -20,9 +23,10 @@ final class DaemonProcess {
         "JOURNAL_STREAM",
     ]
 
-    let process = Process()
+    let pid: Int32
     let outputPath: String
     let errorPath: String
+    private var exitStatus: Int32?
 
     /// Starts `executable` (by default prefsd) with `arguments` and the environment of `home`.
     init(
@@ -31,24 +35,69 @@ final class DaemonProcess {
     ) throws {
         outputPath = home.directory.file("stdout-\(UUID().uuidString)")
         errorPath = home.directory.file("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment
         for name in Self.systemdVariables { inherited[name] = nil }
-        process.environment = inherited.merging(home.environment) { _, new in new }.merging(environment) { _, new in new }
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let merged = inherited.merging(home.environment) { _, new in new }.merging(environment) { _, new in new }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        guard result == 0 else { throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(result)))") }
+        pid = child
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            _ = finish(timeout: .seconds(5))
+        }
     }
 
-    var pid: Int32 { process.processIdentifier }
+    /// Whether the process is still running (it is reaped once it has exited).
+    var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        guard result == pid else { return result == 0 }
+        exitStatus = Self.decode(status)
+        return false
+    }
+
+    private static func decode(_ status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+
+    /// The pid of prefsd itself: this process, or the child `systemd-socket-activate` started it as.
+    var daemonPID: Int32 {
+        func command(_ pid: Int32) -> String? {
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+        }
+        if command(pid) == "prefsd" { return pid }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let child = Int32(entry), command(child) == "prefsd",
+                let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == pid { return child }
+        }
+        return pid
+    }
+
+    /// Sends a signal to prefsd itself (not to an activator that started it).
+    func signalDaemon(_ number: Int32) { kill(daemonPID, number) }
 
     /// Waits until the socket answers.
     func waitUntilServing(_ home: DaemonHome, timeout: Duration = .seconds(10)) throws {
@@ -58,22 +107,25 @@ final class DaemonProcess {
                 _ = connection
                 return
             }
-            guard process.isRunning else { throw TestFailure("prefsd exited: \(standardError)") }
+            guard isRunning else { throw TestFailure("prefsd exited: \(standardError)") }
             usleep(10_000)
         }
         throw TestFailure("prefsd did not serve \(home.socketPath) within \(timeout): \(standardError)")
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { kill(pid, number) }
 
-    /// Waits for the exit (SIGKILL after `timeout`) and returns the status.
+    /// Waits for the exit (SIGKILL after `timeout`) and returns the status (128 + the signal when killed).
     @discardableResult
     func finish(timeout: Duration = .seconds(20)) -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        while isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            if waitpid(pid, &status, 0) == pid { exitStatus = Self.decode(status) }
+        }
+        return exitStatus ?? -1
     }
 
     var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
@@ -168,7 +220,7 @@ final class NotifyListener {
 
 /// Runs a program to completion and returns its status and output.
 func runProgram(
-    _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 30
 ) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -182,6 +234,10 @@ func runProgram(
     process.standardError = error
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    // A client that waits for a daemon that is not there must not hang the suite.
+    let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
     nonisolated(unsafe) var errorData = Data()
     let group = DispatchGroup()
     DispatchQueue.global().async(group: group) { errorData = error.fileHandleForReading.readDataToEndOfFile() }

@@ -1,0 +1,125 @@
+import Foundation
+import PrefsPlist
+import PrefsWire
+import Testing
+
+/// `systemd-socket-activate` (package `systemd`) binds the socket and starts prefsd on the first connection,
+/// passing the socket as systemd would; `NOTIFY_SOCKET` points at a datagram socket the test binds.
+/// (`scripts/install-deps.sh` installs it; `make test` runs that first.)
+@Suite("prefsd under socket activation")
+struct SystemdActivationTests {
+    static let activator = "/usr/bin/systemd-socket-activate"
+
+    func activate(
+        _ home: DaemonHome, socket: String? = nil, notify: String, extra: [String] = []
+    ) throws -> DaemonProcess {
+        var arguments = ["-l", socket ?? home.socketPath, "--fdname=prefsd", "-E", "NOTIFY_SOCKET=\(notify)"]
+        for (name, value) in home.environment where name != "PREFSD_SOCKET" { arguments += ["-E", "\(name)=\(value)"] }
+        arguments += extra
+        arguments.append(DaemonProcess.prefsd)
+        return try DaemonProcess(home, executable: Self.activator, arguments: arguments)
+    }
+
+    func waitForSocket(_ path: String) throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: path) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("no socket at \(path)") }
+            usleep(10_000)
+        }
+    }
+
+    @Test("activated: READY=1 with STATUS, WATCHDOG=1, serves the connecting client, STOPPING=1 and exit 0 on SIGTERM")
+    func activation() throws {
+        let home = try DaemonHome()
+        try FileManager.default.createDirectory(atPath: home.directory.file("run"), withIntermediateDirectories: true)
+        let notify = try NotifyListener(path: home.directory.file("notify"))
+        let daemon = try activate(home, notify: notify.path, extra: ["-E", "WATCHDOG_USEC=400000"])
+        try waitForSocket(home.socketPath)
+        // The first connection starts prefsd; it is not lost while the daemon starts.
+        let client = try WireTestConnection(path: home.socketPath)
+        try client.hello()
+        #expect(try client.call(.set(WireDomain("com.example.app"), key: "k", value: "v", expectedVersion: nil)).isSuccess)
+        let startup = try notify.waitFor("READY=1")
+        let ready = startup.last ?? ""
+        #expect(ready.hasPrefix("READY=1\nSTATUS="))
+        #expect(ready.range(of: #"STATUS=\d+ domains?, \d+ clients?$"#, options: .regularExpression) != nil)
+        let watchdog = try notify.waitFor("WATCHDOG=1", timeout: .seconds(3))
+        #expect(watchdog.last == "WATCHDOG=1")
+        let status = try notify.waitFor("1 client", timeout: .seconds(5))
+        #expect(status.last?.hasPrefix("STATUS=") == true)
+        daemon.signalDaemon(SIGTERM)
+        let stopping = try notify.waitFor("STOPPING=1")
+        #expect(stopping.last?.hasPrefix("STOPPING=1\nSTATUS=stopping") == true)
+        guard case .event(.closing(let error)) = try client.receiveMessage() else {
+            Issue.record("no closing event")
+            return
+        }
+        #expect(error.code == .shuttingDown)
+        #expect(daemon.finish() == 0)
+        #expect(try home.storedValues("com.example.app") == ["k": "v"])
+        // The activated socket belongs to the activator: prefsd does not remove it.
+        #expect(FileManager.default.fileExists(atPath: home.socketPath))
+    }
+
+    @Test("with IdleExitSeconds, an activated daemon stays while a client is connected and exits 0 once idle")
+    func idleExit() throws {
+        let home = try DaemonHome(settings: ["IdleExitSeconds": 1])
+        try FileManager.default.createDirectory(atPath: home.directory.file("run"), withIntermediateDirectories: true)
+        let notify = try NotifyListener(path: home.directory.file("notify"))
+        let daemon = try activate(home, notify: notify.path)
+        try waitForSocket(home.socketPath)
+        do {
+            let client = try WireTestConnection(path: home.socketPath)
+            try client.hello()
+            _ = try notify.waitFor("READY=1")
+            usleep(2_500_000)
+            #expect(daemon.isRunning)
+            #expect(try client.call(.set(WireDomain("com.example.app"), key: "k", value: 1, expectedVersion: nil)).isSuccess)
+        }
+        let start = ContinuousClock.now
+        _ = try notify.waitFor("STOPPING=1", timeout: .seconds(10))
+        #expect(daemon.finish() == 0)
+        let idle = ContinuousClock.now - start
+        #expect(idle < .seconds(5))
+        #expect(try home.storedValues("com.example.app") == ["k": 1])
+        #expect(daemon.standardError.contains("exiting after 1.0 seconds without clients"))
+    }
+
+    @Test(
+        "a client running as another uid is refused with permissionDenied; the owner is served",
+        .enabled(if: getuid() == 0, "needs root to run a client as nobody with setpriv"))
+    func otherUserRefused() throws {
+        let home = try DaemonHome()
+        chmod(home.directory.path, 0o755)
+        let open = home.directory.file("open")
+        try FileManager.default.createDirectory(
+            atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let socket = open + "/socket"
+        let client = home.directory.file("client.py")
+        try FileManager.default.copyItem(atPath: DaemonProcess.repository + "/docs/examples/client.py", toPath: client)
+        chmod(client, 0o755)
+        let notify = try NotifyListener(path: home.directory.file("notify"))
+        let daemon = try activate(home, socket: socket, notify: notify.path)
+        try waitForSocket(socket)
+        // The activator's socket, not prefsd's own: opened to everyone, so that only SO_PEERCRED stands in the way.
+        chmod(socket, 0o666)
+
+        let stranger = try runProgram(
+            "/usr/bin/setpriv",
+            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", client, "com.example.demo", "greeting", "hi"],
+            environment: ["PREFSD_SOCKET": socket])
+        #expect(stranger.status == 1)
+        #expect(stranger.output == "")
+        #expect(
+            stranger.error.hasSuffix(
+                "RuntimeError: permissionDenied: prefsd serves root only; this client runs as uid 65534\n"))
+
+        let owner = try runProgram(
+            "/usr/bin/python3", [client, "com.example.demo", "greeting", "hi"], environment: ["PREFSD_SOCKET": socket])
+        #expect(owner.status == 0, "\(owner.error)\n\(daemon.standardError)")
+        #expect(owner.output == "protocol version 1\ngreeting = hi\n")
+        daemon.signalDaemon(SIGTERM)
+        #expect(daemon.finish() == 0)
+        #expect(daemon.standardError.contains("refused a client of another user"))
+    }
+}
