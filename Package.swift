@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
         .library(name: "PrefsStore", targets: ["PrefsStore"]),
         .executable(name: "plutil", targets: ["plutil"]),
+        .executable(name: "defaults", targets: ["defaults"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -47,10 +48,24 @@ let package = Package(
             ]
         ),
 
+        .target(
+            name: "DefaultsCommand",
+            dependencies: [
+                "PrefsPlist",
+                "PrefsStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // Executables.
         .executableTarget(
             name: "plutil",
             dependencies: ["PrefsPlist"]
+        ),
+        .executableTarget(
+            name: "defaults",
+            dependencies: ["DefaultsCommand"]
         ),
 
         // Test support and fixtures (not products).
@@ -85,8 +100,16 @@ let package = Package(
             dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
         ),
         .testTarget(
+            name: "DefaultsCommandTests",
+            dependencies: ["DefaultsCommand", "PrefsTestSupport"]
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["PrefsTestSupport", "plutil"]
+        ),
+        .testTarget(
+            name: "DefaultsEndToEndTests",
+            dependencies: ["PrefsPlist", "PrefsTestSupport", "defaults"]
         ),
     ],
     swiftLanguageModes: [.v6]

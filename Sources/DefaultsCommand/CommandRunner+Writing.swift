@@ -1,0 +1,116 @@
+import PrefsPlist
+import PrefsStore
+
+extension CommandRunner {
+    /// `write <domain> <domain_rep>`: replaces the domain with a dictionary.
+    func replaceDomain(_ target: DomainTarget, representation: String) throws(DefaultsError) {
+        guard case .dictionary(let values) = try ValueParser.parsePropertyListText(representation) else {
+            throw DefaultsError(.invalidValue, "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
+        }
+        try withStorage(target.paths) { storage throws(DefaultsError) in
+            try storage.replaceValues(of: target.id, with: values)
+            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+        }
+    }
+
+    /// `write <domain> <key> <value> [-- <key> <value>]...`: every assignment in one change.
+    ///
+    /// Assignments apply in order to a copy of the domain (so `-array-add` twice appends twice), then the top-level
+    /// keys they touched are written together.
+    func write(_ assignments: [KeyAssignment], to target: DomainTarget) throws(DefaultsError) {
+        try withStorage(target.paths) { storage throws(DefaultsError) in
+            var values = try currentValues(of: target, in: storage)
+            var touched: [String] = []
+            for assignment in assignments {
+                let combined = try assignment.combined(with: assignment.key.value(in: values))
+                try assignment.key.set(combined, in: &values, domainName: target.displayName)
+                touched.append(assignment.key.topLevelKey)
+            }
+            var changes: [String: PlistValue?] = [:]
+            for key in touched { changes[key] = .some(values[key]) }
+            try storage.setValues(changes, in: target.id)
+            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+        }
+    }
+
+    /// `rename <domain> <old_key> <new_key>`: one change that removes the old key and sets the new one.
+    func rename(_ old: String, to new: String, in target: DomainTarget) throws(DefaultsError) {
+        try withStorage(target.paths) { storage throws(DefaultsError) in
+            guard let value = try storage.values(of: target.id)?[old] else {
+                throw DefaultsError(
+                    .notFound, "Key \(old) does not exist in domain \(target.displayName); leaving defaults unchanged")
+            }
+            var changes: [String: PlistValue?] = [old: .none]
+            changes[new] = .some(value)
+            try storage.setValues(changes, in: target.id)
+            try synchronize(storage, failure: "Failed to write domain \(target.displayName)")
+        }
+    }
+
+    /// `delete <domain> [<key>]`. Deleting a domain whose file is corrupt sets the file aside (the storage warns).
+    func delete(_ key: KeyPath?, from target: DomainTarget) throws(DefaultsError) {
+        let notFound = DefaultsError(
+            .notFound, "\nDomain (\(target.identifier)) not found.\nDefaults have not been changed.\n")
+        try withStorage(target.paths) { storage throws(DefaultsError) in
+            let values: [String: PlistValue]?
+            do throws(DefaultsError) {
+                values = try storage.values(of: target.id)
+            } catch  where error.code == .corruptDomain && key == nil {
+                try storage.replaceValues(of: target.id, with: [:])
+                try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+                return
+            }
+            guard var values else { throw notFound }
+            guard let key else {
+                try storage.replaceValues(of: target.id, with: [:])
+                try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+                return
+            }
+            guard key.remove(from: &values) else { throw notFound }
+            try storage.setValues([key.topLevelKey: values[key.topLevelKey]], in: target.id)
+            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+        }
+    }
+
+    /// `import <domain> <path | ->`: sets every key of a dictionary in any format, as one change.
+    func importDomain(_ target: DomainTarget, from source: String) throws(DefaultsError) {
+        let bytes: [UInt8]
+        do {
+            bytes = source.trimmingBlanks == "-" ? try console.readInput() : try SystemCalls.readFile(source)
+        } catch let error as DefaultsError {
+            throw DefaultsError(.io, "Could not read data from \(source) (\(error.description))", cause: error)
+        } catch let error as SystemCalls.Failure {
+            throw DefaultsError(.io, "Could not read data from \(source) (\(error.reason))", cause: error)
+        } catch {
+            throw DefaultsError(.io, "Could not read data from \(source)")
+        }
+        let value: PlistValue
+        do {
+            value = try PlistSerialization.decode(bytes)
+        } catch {
+            throw DefaultsError(
+                .invalidValue, "Could not parse property list from \(source) due to \(error)",
+                cause: error as? PlistError)
+        }
+        guard case .dictionary(let entries) = value else {
+            throw DefaultsError(
+                .invalidValue,
+                "Property list \(value.defaultsDescription) was not a dictionary\nDefaults have not been changed.\n")
+        }
+        try withStorage(target.paths) { storage throws(DefaultsError) in
+            try storage.setValues(entries.mapValues { .some($0) }, in: target.id)
+            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+        }
+    }
+
+    /// The domain's values before a change; a corrupt file counts as empty (the write sets it aside).
+    private func currentValues(
+        of target: DomainTarget, in storage: any DefaultsStorage
+    ) throws(DefaultsError) -> [String: PlistValue] {
+        do throws(DefaultsError) {
+            return try storage.values(of: target.id) ?? [:]
+        } catch  where error.code == .corruptDomain {
+            return [:]
+        }
+    }
+}
