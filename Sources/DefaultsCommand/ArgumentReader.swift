@@ -1,3 +1,5 @@
+import PrefsStore
+
 /// A cursor over the command line, with the readers of arguments that several verbs share.
 struct ArgumentReader {
     /// The arguments, without the program name.
@@ -38,8 +40,16 @@ struct ArgumentReader {
             return nil
         }
         guard text == KeyPath.optionName else { return KeyPath(key: text) }
-        guard let path = next() else { throw .usage("\(KeyPath.optionName) needs a key path") }
-        return KeyPath(path)
+        guard let text = next() else { throw .usage("\(KeyPath.optionName) needs a key path") }
+        let path = KeyPath(text)
+        // Deeper paths could never be stored; refusing them here also bounds the recursion that follows them.
+        guard path.components.count <= KeyPath.maxComponents else {
+            throw DefaultsError(
+                .invalidArgument,
+                "defaults: the key path has \(path.components.count) components; values nest at most "
+                    + "\(KeyPath.maxComponents - 1) deep (maxDepth = \(StoreLimits.default.maxDepth))")
+        }
+        return path
     }
 
     /// `-format <format>` right after the verb.

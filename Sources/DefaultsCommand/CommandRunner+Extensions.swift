@@ -43,8 +43,8 @@ extension CommandRunner {
             storage: storage, console: console,
             subject: target.map { .domain($0.id, label: $0.displayName, key: key) } ?? .everyDomain(scope))
         try service.start()
-        var logger = Logger(label: "defaults.watch")
-        logger.logLevel = .critical
+        // The group's own log lines are not for the terminal of a command-line tool.
+        let logger = Logger(label: "defaults.watch") { _ in SwiftLogNoOpLogHandler() }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

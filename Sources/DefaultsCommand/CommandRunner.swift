@@ -41,12 +41,10 @@ struct CommandRunner: Sendable {
 
     /// Runs a parsed command line and returns the exit status.
     func run(_ invocation: Invocation) async -> Int32 {
+        guard case .watch(let domain, let key) = invocation.command else { return runSynchronously(invocation) }
         do {
-            if case .watch(let domain, let key) = invocation.command {
-                try await watch(domain, key: key, host: invocation.host)
-                return 0
-            }
-            return try executeSynchronously(invocation)
+            try await watch(domain, key: key, host: invocation.host)
+            return 0
         } catch {
             report(error)
             return error.exitStatus
@@ -63,14 +61,7 @@ struct CommandRunner: Sendable {
             report(error)
             return error.exitStatus
         }
-        guard case .watch = invocation.command else {
-            do {
-                return try executeSynchronously(invocation)
-            } catch {
-                report(error)
-                return error.exitStatus
-            }
-        }
+        guard case .watch = invocation.command else { return runSynchronously(invocation) }
         let status = Mutex<Int32>(0)
         let finished = SystemCalls.Semaphore()
         Task.detached { [self] in
@@ -80,6 +71,16 @@ struct CommandRunner: Sendable {
         }
         finished.wait()
         return status.withLock { $0 }
+    }
+
+    /// Runs a command other than `watch` on this thread and reports its error.
+    private func runSynchronously(_ invocation: Invocation) -> Int32 {
+        do {
+            return try executeSynchronously(invocation)
+        } catch {
+            report(error)
+            return error.exitStatus
+        }
     }
 
     /// Writes an error: for a usage error, the usage text to standard output first, as macOS does.
@@ -127,7 +128,8 @@ struct CommandRunner: Sendable {
         case .find(let word):
             try find(word, host: host)
         case .watch:
-            throw DefaultsError(.unsupported, "defaults: watch runs asynchronously")
+            // run(_:) and runBlocking(_:) send watch to its service and never here.
+            throw DefaultsError(.unsupported, "defaults: watch needs the asynchronous runner")
         case .explain(let domain, let key, let suites):
             return try explain(key, domain: domain, suites: suites, host: host)
         case .completion(let shell):
@@ -135,8 +137,8 @@ struct CommandRunner: Sendable {
         case .manualPage:
             try console.writeOutput(ManualPage.text)
         case .completeDomains:
-            try withUserStorage(host: host) { storage, _ throws(DefaultsError) in
-                let names = try storage.domainNames(in: host == .any ? .user : .byHost)
+            try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
+                let names = try storage.domainNames(in: scope)
                 try console.writeOutput(names.map { $0.rawValue + "\n" }.joined())
             }
         case .completeKeys(let domain):

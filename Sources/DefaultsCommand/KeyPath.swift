@@ -1,4 +1,5 @@
 import PrefsPlist
+import PrefsStore
 
 /// A path into nested values, given with `-keypath`: `Window.Frame.0`.
 ///
@@ -8,6 +9,8 @@ import PrefsPlist
 struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The option that introduces a key path where a key goes.
     static let optionName = "-keypath"
+    /// The most components a key path may have: one per level the store accepts, plus the top-level key.
+    static let maxComponents = StoreLimits.default.maxDepth + 1
 
     /// The keys and indices, outermost first; never empty.
     let components: [String]

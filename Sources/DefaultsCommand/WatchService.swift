@@ -33,21 +33,29 @@ final class WatchService: Service, Sendable {
         self.subject = subject
     }
 
-    /// Observes the watched domains and says on standard error what is watched.
+    /// Observes the watched domains, before the service group starts, so that no change is missed.
     /// - Throws: ``DefaultsError`` when the domains cannot be listed or observed.
     func start() throws(DefaultsError) {
         switch subject {
         case .domain(let domain, let label, let key):
             try observe(domain, label: label, key: key, printingExisting: false)
-            let what = key.map { "key \(PlistValue.quotedDefaultsText($0)) of domain \(label)" } ?? "domain \(label)"
-            console.writeError("Watching \(what); press Control-C to stop.\n")
         case .everyDomain(let scope):
             try discover(scope, printingExisting: false)
-            console.writeError("Watching every domain; press Control-C to stop.\n")
         }
     }
 
+    /// Says on standard error what is watched, then looks for new domains and prints warnings until shut down.
+    ///
+    /// The service group traps SIGINT and SIGTERM before it runs this, so once the line is out an interrupt ends
+    /// the watch cleanly.
     func run() async throws {
+        switch subject {
+        case .domain(_, let label, let key):
+            let what = key.map { "key \(PlistValue.quotedDefaultsText($0)) of domain \(label)" } ?? "domain \(label)"
+            console.writeError("Watching \(what); press Control-C to stop.\n")
+        case .everyDomain:
+            console.writeError("Watching every domain; press Control-C to stop.\n")
+        }
         try? await cancelWhenGracefulShutdown { [self] in
             while !Task.isCancelled {
                 try await Task.sleep(for: Self.discoveryInterval)

@@ -50,6 +50,22 @@ import Testing
         #expect(try parse(["delete", "D", "-keypath", "a.0"]).command == .delete(.name("D"), key: KeyPath("a.0")))
     }
 
+    @Test func keyPathsDeeperThanTheStoreAcceptsAreRefused() throws {
+        let deepest = Array(repeating: "k", count: KeyPath.maxComponents).joined(separator: ".")
+        #expect(
+            try parse(["read", "D", "-keypath", deepest]).command
+                == .read(.name("D"), key: KeyPath(deepest), format: nil))
+        do {
+            _ = try Invocation.parse(["write", "D", "-keypath", deepest + ".k", "v"])
+            Issue.record("a key path of \(KeyPath.maxComponents + 1) components parsed")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(
+                error.message
+                    == "defaults: the key path has 66 components; values nest at most 64 deep (maxDepth = 64)\n")
+        }
+    }
+
     @Test func formatGoesRightAfterTheVerb() throws {
         #expect(try parse(["read", "-format", "json"]).command == .readAll(format: .json))
         #expect(

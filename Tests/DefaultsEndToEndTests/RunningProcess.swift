@@ -21,16 +21,21 @@ final class RunningProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         self.process = process
         try process.run()
+        // Threads of their own, not Dispatch's: the shared pool is small, and the test runner's other work would
+        // delay the reads by up to seconds.
         for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
             let handle = pipe.fileHandleForReading
-            DispatchQueue.global().async(group: readers) { [self] in
+            readers.enter()
+            let reader = Thread { [self] in
                 while true {
                     let data = handle.availableData
-                    if data.isEmpty { return }
+                    if data.isEmpty { break }
                     let text = String(decoding: data, as: UTF8.self)
                     output.withLock { if isError { $0.standardError += text } else { $0.standardOutput += text } }
                 }
+                readers.leave()
             }
+            reader.start()
         }
     }
 
