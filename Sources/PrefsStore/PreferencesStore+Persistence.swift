@@ -58,6 +58,8 @@ extension PreferencesStore {
             if let slot = state.withLock({ $0.slots[domain] }) { return (slot, false) }
             var loaded: DomainState
             do throws(PrefsStoreError) {
+                // An in-memory domain has no file: it starts empty and is never read back.
+                if isInMemory { return state.withLock { ($0.install(DomainState(id: domain)), false) } }
                 let location = try paths.location(of: domain)
                 loaded = DomainState(id: domain, location: location, locationError: nil)
                 loaded.adopt(DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits))
@@ -136,6 +138,16 @@ extension PreferencesStore {
     /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled.
     func flush(slot: Int, _ work: inout FileWorkState) throws(PrefsStoreError) {
         guard let plan = state.withLock({ $0.takeFlushPlan(slot: slot) }) else { return }
+        if isInMemory {
+            // Memory is the storage: the changes count as written.
+            var written = plan.replacement?.values ?? plan.knownDisk
+            for (key, change) in plan.pending { written[key] = change.value }
+            state.withLock { state in
+                state.completeFlush(plan, written: written, identity: nil)
+                _ = state.endBatch()
+            }
+            return
+        }
         do {
             let (written, identity) = try write(plan)
             state.withLock { state in

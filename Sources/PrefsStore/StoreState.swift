@@ -164,6 +164,13 @@ struct StoreState {
         replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
     }
 
+    /// Sets what a domain's storage holds (an in-memory store's contents), keeping this process's unwritten changes
+    /// on top, as a re-read file does.
+    mutating func applyStoredValues(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) {
+        domains[slot].disk = values
+        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
+    }
+
     /// Sets a domain's values and records an event for every key that differs.
     private mutating func replaceValues(slot: Int, with newValues: [String: PlistValue], origin: ChangeOrigin) {
         let oldValues = domains[slot].values
