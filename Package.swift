@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
         .library(name: "PrefsStore", targets: ["PrefsStore"]),
+        .library(name: "Preferences", targets: ["Preferences"]),
         .executable(name: "plutil", targets: ["plutil"]),
     ],
     dependencies: [
@@ -46,6 +47,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "Preferences",
+            dependencies: ["PrefsPlist", "PrefsStore"]
+        ),
 
         // Executables.
         .executableTarget(
@@ -66,6 +71,10 @@ let package = Package(
             name: "PrefsSystemdFixture",
             dependencies: ["PrefsSystemd"]
         ),
+        .executableTarget(
+            name: "PreferencesFixture",
+            dependencies: ["Preferences"]
+        ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.
         .testTarget(
@@ -83,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "PrefsSystemdTests",
             dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
+        ),
+        .testTarget(
+            name: "PreferencesTests",
+            dependencies: ["Preferences", "PrefsStore", "PrefsTestSupport", "PreferencesFixture"]
         ),
         .testTarget(
             name: "EndToEndTests",
