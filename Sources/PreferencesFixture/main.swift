@@ -9,6 +9,8 @@
 //   PreferencesFixture set <domain> <key> <value> [--no-sync]
 //       Sets a string through Preferences(domain:), synchronizes, and prints "set <monotonic-ns>" with the time
 //       just before the set. With --no-sync the value is written at exit instead.
+//   PreferencesFixture memory
+//       Sets, synchronizes and reads a key of in-memory preferences, and prints its value.
 //   PreferencesFixture arguments <argument>…
 //       Opts in to the argument domain with the arguments given and prints "<key> = <value>" for each of its keys,
 //       sorted; a malformed argument list prints the error on standard error and exits with status 2.
@@ -56,6 +58,16 @@ case "set" where arguments.count >= 4:
         fail("\(error)")
     }
 
+case "memory":
+    do {
+        let preferences = try Preferences.inMemory(domain: "com.example.Memory")
+        preferences.set("kept in memory", forKey: "Note")
+        try preferences.synchronizeThrowing()
+        print(preferences.string(forKey: "Note") ?? "absent")
+    } catch {
+        fail("\(error)")
+    }
+
 case "arguments":
     do {
         let preferences = try Preferences(arguments: Array(arguments.dropFirst()))
@@ -69,5 +81,5 @@ case "arguments":
     }
 
 default:
-    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | arguments <argument>…")
+    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | arguments <argument>…")
 }

@@ -65,7 +65,8 @@ final class FacadeFixture: Sendable {
         let path = path(domain, scope)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let value = try PlistSerialization.decode(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        return try #require(value.dictionaryValue)
+        let dictionary: [String: PlistValue] = try #require(value.dictionaryValue)
+        return dictionary
     }
 
     /// What the storage reported to its diagnostics handler.
@@ -97,4 +98,15 @@ final class Recorder<Value: Sendable>: Sendable {
 
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
+}
+
+/// Polls `condition` until it holds or `timeout` passes, suspending rather than blocking between polls, so that the
+/// tasks the condition waits for can run on the few threads of the cooperative pool.
+func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return try condition()
 }
