@@ -40,7 +40,19 @@ extension Bool: PreferenceValue {
     public func storedValue() -> PlistValue? { .bool(self) }
 }
 
-extension Int: PreferenceValue {}
+extension Int: PreferenceValue {
+    /// Reads with the integer rule (Booleans as 1/0, reals rounded down, numeric strings parsed); `nil` when the
+    /// result does not fit `Int`.
+    public init?(storedValue: PlistValue) {
+        // `Int` is the common case: spelled out so that it does not go through the generic integer conversion.
+        guard let value = PreferenceCoercion.int(storedValue) else { return nil }
+        self = value
+    }
+
+    /// A plist `integer`.
+    public func storedValue() -> PlistValue? { .integer(PlistInteger(Int64(self))) }
+}
+
 extension Int8: PreferenceValue {}
 extension Int16: PreferenceValue {}
 extension Int32: PreferenceValue {}

@@ -21,8 +21,8 @@ extension Preferences {
         public let name: String
         /// The value read when no layer holds the key, or when its value cannot be read as `Value`.
         public let defaultValue: Value
-        let read: @Sendable (PlistValue) throws(PreferencesError) -> Value
-        let write: @Sendable (Value) throws(PreferencesError) -> PlistValue?
+        @usableFromInline let read: @Sendable (PlistValue) throws(PreferencesError) -> Value
+        @usableFromInline let write: @Sendable (Value) throws(PreferencesError) -> PlistValue?
 
         /// `FontSize (Int, default 12)`.
         public var description: String { "\(name) (\(Value.self), default \(defaultValue))" }
@@ -32,6 +32,7 @@ extension Preferences {
     /// key's type. Setting writes this instance's domain (`nil` for an optional removes the key); a refused write
     /// goes to the diagnostics handler, as with `set(_:forKey:)`.
     /// - Parameter key: The key.
+    @inlinable  // specialized in the caller, so that a read of an `Int` key does not go through generic code
     public subscript<Value>(key: Key<Value>) -> Value {
         get {
             guard let stored = effectiveValue(forKey: key.name) else { return key.defaultValue }
@@ -86,6 +87,7 @@ extension Preferences.Key where Value: PreferenceValue {
     /// - Parameters:
     ///   - name: The key's name.
     ///   - defaultValue: The value when no layer holds the key, or its value does not read as `Value`.
+    @inlinable  // the reading closure is then specialized for `Value` where the key is made
     public init(_ name: String, default defaultValue: Value) {
         self.name = name
         self.defaultValue = defaultValue

@@ -126,7 +126,7 @@ extension Preferences {
 
     /// Writes one key of this instance's domain unless an administrator forces it.
     func write(_ value: PlistValue?, forKey key: String) throws(PreferencesError) {
-        if let forced = forcingLayer(ofKey: key, in: domainName) {
+        if forcedKeys.mayForceKeys, let forced = forcingLayer(ofKey: key, in: domainName) {
             let path = try? engine.path(for: forced)
             throw PreferencesError(
                 .readOnly,

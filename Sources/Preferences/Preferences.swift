@@ -35,6 +35,8 @@ public final class Preferences: Sendable {
     let storage: PreferencesStorage
     let backend: any PreferencesBackend
     let engine: PreferencesStore
+    /// Whether the administrator forces any key of this domain, without a lookup per write.
+    let forcedKeys: ForcedKeyWatch
     private let search: Mutex<SearchState>
     /// The view of the current search list, read without a lock; every view it ever pointed to is kept alive by
     /// ``search`` until the instance goes away, so a reader can never see a released one.
@@ -125,6 +127,7 @@ public final class Preferences: Sendable {
         self.storage = storage
         self.backend = storage.handle.resolvedBackend()
         self.engine = backend.engine
+        self.forcedKeys = ForcedKeyWatch(domain: name, engine: engine)
         let list = Self.searchList(name, suites: suites)
         let view = engine.effectiveView(for: list)
         self.search = Mutex(SearchState(suites: suites, list: list, views: [view]))
@@ -171,7 +174,7 @@ public final class Preferences: Sendable {
     }
 
     /// The effective value of a key: one atomic load, one lock and one hash lookup.
-    @inline(__always)
+    @usableFromInline
     func effectiveValue(forKey key: String) -> PlistValue? {
         currentView.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.value(forKey: key) }
     }
@@ -235,6 +238,7 @@ public final class Preferences: Sendable {
     // MARK: Reporting
 
     /// Reports what a non-throwing method could not do.
+    @usableFromInline
     func report(_ error: PreferencesError) {
         storage.handle.diagnostics(error)
     }

@@ -87,6 +87,30 @@ import Testing
         #expect(fixture.log.all.isEmpty)
     }
 
+    @Test func aKeyForcedAfterTheInstanceWasMadeIsRefusedTooAndFreedAgainWhenUnforced() throws {
+        let fixture = try FacadeFixture()
+        // The store watches the administrator's directories that exist when it starts.
+        try FileManager.default.createDirectory(
+            atPath: fixture.systemDirectory + "/forced", withIntermediateDirectories: true)
+        let prefs = try fixture.preferences()
+        try prefs.setValue("mine", forKey: "Locked")
+        try fixture.install(["Locked": "admin"], domain: "com.example.App", scope: .forced)
+        // The watcher brings the administrator's file in within milliseconds.
+        #expect(
+            eventually {
+                do throws(PreferencesError) {
+                    try prefs.setValue("mine", forKey: "Locked")
+                    return false
+                } catch {
+                    return error.code == .readOnly
+                }
+            })
+        #expect(prefs.string(forKey: "Locked") == "admin")
+        try FileManager.default.removeItem(atPath: fixture.path("com.example.App", .forced))
+        #expect(eventually { (try? prefs.setValue("free", forKey: "Locked")) != nil })
+        #expect(prefs.string(forKey: "Locked") == "free")
+    }
+
     @Test func limitsAreReportedWithTheLimitsName() throws {
         let prefs = try Preferences.inMemory()
         let longKey = String(repeating: "k", count: 2000)
