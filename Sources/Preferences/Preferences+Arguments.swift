@@ -39,7 +39,9 @@ extension Preferences {
     }
 
     /// A value: a property list when it starts like one, else the string as given.
-    private static func argumentValue(_ text: String, key: String, position: Int) throws(PreferencesError)
+    private static func argumentValue(
+        _ text: String, key: String, position: Int
+    ) throws(PreferencesError)
         -> PlistValue
     {
         let structural: Set<Character> = ["(", "{", "[", "<", "\""]

@@ -77,7 +77,9 @@ extension Preferences {
 
     // MARK: Codable
 
-    static func encode<Value: Encodable>(_ value: Value, key: String, domain: String) throws(PreferencesError)
+    static func encode<Value: Encodable>(
+        _ value: Value, key: String, domain: String
+    ) throws(PreferencesError)
         -> PlistValue
     {
         do {

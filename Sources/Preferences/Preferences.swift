@@ -111,8 +111,8 @@ public final class Preferences: Sendable {
         self.init(validated: name, suites: [], storage: storage)
     }
 
-    /// Preferences kept in memory only, for an application's tests: a fresh, empty ``PreferencesStorage/inMemory(diagnostics:)``
-    /// storage, so nothing is read from or written to disk.
+    /// Preferences kept in memory only, for an application's tests: a fresh, empty
+    /// ``PreferencesStorage/inMemory(diagnostics:)`` storage, so nothing is read from or written to disk.
     /// - Parameter domain: The domain; `com.example.App` when not given.
     /// - Returns: The preferences, and nothing else shares their storage (use the storage to make more instances).
     /// - Throws: ``PreferencesError`` with code `invalidName` for a bad domain name.

@@ -49,7 +49,8 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
                 let engine: PreferencesStore
                 switch kind {
                 case .files(let paths?): engine = PreferencesStore(paths: paths, configuration: configuration)
-                case .files(nil): engine = PreferencesStore(paths: .fromProcessEnvironment(), configuration: configuration)
+                case .files(nil):
+                    engine = PreferencesStore(paths: .fromProcessEnvironment(), configuration: configuration)
                 case .memory: engine = PreferencesStore.inMemory(configuration: configuration)
                 }
                 let created = StoreBackend(engine: engine)

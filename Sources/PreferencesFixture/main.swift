@@ -81,5 +81,5 @@ case "arguments":
     }
 
 default:
-    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | arguments <argument>…")
+    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | arguments <arg>…")
 }

@@ -3,39 +3,68 @@ import Preferences
 import PrefsTestSupport
 import Testing
 
+/// The end of the message for an argument where a `-key` should be.
+private let pairs = "arguments must be -key value pairs (put other arguments after --)"
+
 /// The opt-in argument domain: `-key value` pairs, parsed strictly, searched after the forced values, never written.
 @Suite struct ArgumentTests {
-    @Test(arguments: [
-        (["-Name", "Ada Lovelace"], ["Name": PlistValue.string("Ada Lovelace")]),
-        (["-Size", "12"], ["Size": "12"]),
-        (["-List", "(a, b)"], ["List": ["a", "b"]]),
-        (["-Map", "{ k = v; n = \"two words\"; }"], ["Map": ["k": "v", "n": "two words"]]),
-        (["-Quoted", "\"spaced out\""], ["Quoted": "spaced out"]),
-        (["-JSON", "[1, true]"], ["JSON": [1, true]]),
-        (["-XML", "<integer>5</integer>"], ["XML": 5]),
-        (["-XMLDocument", "<plist><real>2.5</real></plist>"], ["XMLDocument": 2.5]),
-        (["-Negative", "-3"], ["Negative": "-3"]),
-        (["-Twice", "1", "-Twice", "2"], ["Twice": "2"]),
-        (["-a", "1", "--", "file.txt", "-b", "2"], ["a": "1"]),
-        (["--"], [:]),
-        ([], [:]),
-    ] as [([String], [String: PlistValue])])
+    @Test(
+        arguments: [
+            (["-Name", "Ada Lovelace"], ["Name": PlistValue.string("Ada Lovelace")]),
+            (["-Size", "12"], ["Size": "12"]),
+            (["-List", "(a, b)"], ["List": ["a", "b"]]),
+            (["-Map", "{ k = v; n = \"two words\"; }"], ["Map": ["k": "v", "n": "two words"]]),
+            (["-Quoted", "\"spaced out\""], ["Quoted": "spaced out"]),
+            (["-JSON", "[1, true]"], ["JSON": [1, true]]),
+            (["-XML", "<integer>5</integer>"], ["XML": 5]),
+            (["-XMLDocument", "<plist><real>2.5</real></plist>"], ["XMLDocument": 2.5]),
+            (["-Negative", "-3"], ["Negative": "-3"]),
+            (["-Twice", "1", "-Twice", "2"], ["Twice": "2"]),
+            (["-a", "1", "--", "file.txt", "-b", "2"], ["a": "1"]),
+            (["--"], [:]),
+            ([], [:]),
+        ] as [([String], [String: PlistValue])])
     func wellFormedPairsParse(arguments: [String], expected: [String: PlistValue]) throws {
         #expect(try Preferences.parseArguments(arguments) == expected)
     }
 
-    @Test(arguments: [
-        (["file.txt"], "argument 1 \"file.txt\" is not a -key: arguments must be -key value pairs (put other arguments after --)"),
-        (["-a", "1", "stray"], "argument 3 \"stray\" is not a -key: arguments must be -key value pairs (put other arguments after --)"),
-        (["-"], "argument 1 \"-\" is not a -key: arguments must be -key value pairs (put other arguments after --)"),
-        (["-a"], "argument 1 \"-a\" has no value"),
-        (["-a", "--"], "argument 1 \"-a\" has no value"),
-        (["-flag", "-Theme", "dark"], "argument 3 \"dark\" is not a -key: arguments must be -key value pairs (put other arguments after --)"),
-        (["-List", "(a, b"], "argument 2, the value of -List, starts like a property list but does not parse as one"),
-        (["-Map", "{ k = v "], "argument 2, the value of -Map, starts like a property list but does not parse as one"),
-        (["-XML", "<integer>x</integer>"], "argument 2, the value of -XML, starts like a property list but does not parse as one"),
-        (["-Quote", "\"unterminated"], "argument 2, the value of -Quote, starts like a property list but does not parse as one"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (
+                ["file.txt"],
+                "argument 1 \"file.txt\" is not a -key: " + pairs
+            ),
+            (
+                ["-a", "1", "stray"],
+                "argument 3 \"stray\" is not a -key: " + pairs
+            ),
+            (
+                ["-"],
+                "argument 1 \"-\" is not a -key: " + pairs
+            ),
+            (["-a"], "argument 1 \"-a\" has no value"),
+            (["-a", "--"], "argument 1 \"-a\" has no value"),
+            (
+                ["-flag", "-Theme", "dark"],
+                "argument 3 \"dark\" is not a -key: " + pairs
+            ),
+            (
+                ["-List", "(a, b"],
+                "argument 2, the value of -List, starts like a property list but does not parse as one"
+            ),
+            (
+                ["-Map", "{ k = v "],
+                "argument 2, the value of -Map, starts like a property list but does not parse as one"
+            ),
+            (
+                ["-XML", "<integer>x</integer>"],
+                "argument 2, the value of -XML, starts like a property list but does not parse as one"
+            ),
+            (
+                ["-Quote", "\"unterminated"],
+                "argument 2, the value of -Quote, starts like a property list but does not parse as one"
+            ),
+        ] as [([String], String)])
     func malformedArgumentsAreErrorsNotGuesses(arguments: [String], message: String) throws {
         do {
             _ = try Preferences.parseArguments(arguments)

@@ -126,7 +126,9 @@ struct CoercionCase: Sendable, CustomTestStringConvertible {
         (PlistValue.string("255"), Int8?.none, UInt8?.some(255), Int16?.some(255)),
         (PlistValue.real(127.9), Int8?.some(127), UInt8?.some(127), Int16?.some(127)),
     ])
-    func integerKeysOfEveryWidthReadOnlyValuesThatFit(stored: PlistValue, int8: Int8?, uint8: UInt8?, int16: Int16?)
+    func integerKeysOfEveryWidthReadOnlyValuesThatFit(
+        stored: PlistValue, int8: Int8?, uint8: UInt8?, int16: Int16?
+    )
         throws
     {
         let prefs = try Preferences.inMemory()

@@ -22,7 +22,8 @@ import Testing
                 == ["name": "Ada Lovelace", "age": 36, "height": 1.65, "gender": "female"])
 
         // Another process reads the values back.
-        let read = try product.run(["read", "name", "age", "height", "gender", "missing"], environment: fixture.environment)
+        let read = try product.run(
+            ["read", "name", "age", "height", "gender", "missing"], environment: fixture.environment)
         #expect(read.status == 0)
         #expect(
             read.standardOutput
@@ -31,7 +32,8 @@ import Testing
     }
 
     @Test func theDocumentationShowsExactlyTheLinesTheProgramRuns() throws {
-        let guide = try String(contentsOf: Self.repository.appendingPathComponent("docs/PREFERENCES.md"), encoding: .utf8)
+        let guide = try String(
+            contentsOf: Self.repository.appendingPathComponent("docs/PREFERENCES.md"), encoding: .utf8)
         let section = try #require(guide.range(of: "## Porting the classic NSUserDefaults sample"))
         let afterHeading = guide[section.upperBound...]
         let blockStart = try #require(afterHeading.range(of: "```swift\n"))
@@ -45,7 +47,8 @@ import Testing
         #expect(documented.count + 2 <= 20)
 
         let source = try String(
-            contentsOf: Self.repository.appendingPathComponent("Sources/PreferencesFixture/Sample.swift"), encoding: .utf8)
+            contentsOf: Self.repository.appendingPathComponent("Sources/PreferencesFixture/Sample.swift"),
+            encoding: .utf8)
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let begin = try #require(lines.firstIndex { $0.contains("// BEGIN SAMPLE") })
         let end = try #require(lines.firstIndex { $0.contains("// END SAMPLE") })

@@ -53,7 +53,8 @@ enum TestLayer: Sendable, CustomTestStringConvertible {
         var registered: [String: Any] = [:]
         for layer in layers {
             switch layer {
-            case .file(let domain, let scope): try fixture.install(["k": .string(layer.value)], domain: domain, scope: scope)
+            case .file(let domain, let scope):
+                try fixture.install(["k": .string(layer.value)], domain: domain, scope: scope)
             case .arguments: arguments = ["-k", layer.value]
             case .registered: registered = ["k": layer.value]
             }

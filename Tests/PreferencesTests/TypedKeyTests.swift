@@ -103,7 +103,8 @@ struct Profile: Codable, Equatable, Sendable {
                 "tags": ["math", "poetry"], "window": ["width": 640.0, "height": 480.5],
             ])
         // A second storage on the same directory reads the file back into the same value.
-        let reader = try Preferences(domain: "com.example.App", storage: .directories(preferences: fixture.preferencesDirectory))
+        let reader = try Preferences(
+            domain: "com.example.App", storage: .directories(preferences: fixture.preferencesDirectory))
         #expect(reader[key] == profile)
         #expect(try reader.decoded(Profile.self, forKey: "Profile") == profile)
     }
@@ -115,7 +116,8 @@ struct Profile: Codable, Equatable, Sendable {
         #expect(prefs.date(forKey: "When") == Date(timeIntervalSinceReferenceDate: 100.75))
         prefs.synchronize()
         #expect(try fixture.stored("com.example.App") == ["When": .date(PlistDate(secondsSinceReferenceDate: 100))])
-        let reader = try Preferences(domain: "com.example.App", storage: .directories(preferences: fixture.preferencesDirectory))
+        let reader = try Preferences(
+            domain: "com.example.App", storage: .directories(preferences: fixture.preferencesDirectory))
         #expect(reader.date(forKey: "When") == Date(timeIntervalSinceReferenceDate: 100))
     }
 

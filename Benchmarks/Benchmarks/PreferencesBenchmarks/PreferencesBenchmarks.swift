@@ -20,7 +20,8 @@ let benchmarks: @Sendable () -> Void = {
     prefs.setPersistentDomain(AnyDictionary.from(domains.smallDomain), forName: "com.example.Bench")
     prefs.synchronize()
     let foundation = UserDefaults(suiteName: "com.example.Bench")!
-    foundation.setPersistentDomain(BenchmarkDomains.foundationDictionary(domains.smallDomain), forName: "com.example.Bench")
+    foundation.setPersistentDomain(
+        BenchmarkDomains.foundationDictionary(domains.smallDomain), forName: "com.example.Bench")
     foundation.synchronize()
     let counter = Preferences.Key("bench.int", default: 0)
     precondition(prefs.integer(forKey: "bench.int") == 42 && foundation.integer(forKey: "bench.int") == 42)
