@@ -136,6 +136,11 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
         _ values: [String: PlistValue], ofDomain name: String, scope: PreferenceScope = .user
     ) throws(PreferencesError) {
         let domain = try Preferences.domainName(name)
+        guard isInMemory else {
+            throw PreferencesError(
+                .storeUnavailable,
+                "the contents of domain \(name) come from its file; only an in-memory storage takes them")
+        }
         do throws(PrefsStoreError) {
             try handle.resolvedBackend().engine.setStoredContents(values, of: DomainID(domain, scope: scope.storeScope))
         } catch {
@@ -145,6 +150,10 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
 
     /// `files in /home/ada/.config/preferences`, or `in memory`.
     public var description: String {
-        handle.resolvedBackend().description
+        switch handle.kind {
+        case .files(let paths?): "files in \(paths.preferencesDirectory)"
+        case .files(nil): "files in \(StorePaths.fromProcessEnvironment().preferencesDirectory)"
+        case .memory: "in memory"
+        }
     }
 }

@@ -136,3 +136,37 @@ enum TestLayer: Sendable, CustomTestStringConvertible {
                 """)
     }
 }
+
+/// The registration defaults the project ships in `Domains/`, read through the facade.
+@Suite struct ShippedDomainsTests {
+    static let shippedDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Domains").path
+
+    static var shippedFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: shippedDirectory)) ?? []).filter {
+            $0.hasSuffix(".plist")
+        }.sorted()
+    }
+
+    @Test(.enabled(if: !shippedFiles.isEmpty, "the repository has no Domains/ files yet"))
+    func everyShippedDefaultIsTheEffectiveValueOfAnEmptyUserSetup() throws {
+        let fixture = try FacadeFixture()
+        let storage = PreferencesStorage.directories(
+            preferences: fixture.preferencesDirectory, domains: Self.shippedDirectory,
+            machineID: FacadeFixture.machineID)
+        for file in Self.shippedFiles {
+            let stem = String(file.dropLast(".plist".count))
+            let domain = stem == ".GlobalPreferences" ? "NSGlobalDomain" : stem
+            let path = Self.shippedDirectory + "/" + file
+            let contents = try PlistSerialization.decode(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            let values = try #require(contents.dictionaryValue, "\(file) is not a dictionary")
+            let prefs = try Preferences(domain: domain, storage: storage)
+            for (key, value) in values {
+                #expect(try prefs.value(forKey: key) == value, "\(file): \(key)")
+                #expect(prefs.source(forKey: key).winner?.layer == .domain(domain, .shipped))
+                #expect(prefs.source(forKey: key).winner?.path == path)
+            }
+        }
+    }
+}
