@@ -52,7 +52,7 @@ enum AnyPlistConversion {
         case let value as Bool: return .bool(value)
         case let value as Int: return .integer(PlistInteger(Int64(value)))
         case let value as Double: return .real(value)
-        case let value as Float: return .real(Double(value))
+        case let value as Float: return .real(value.shortestDouble)
         case let value as any PlistRepresentable: return value.plistValue
         case let value as any BinaryInteger:
             guard let integer = PlistInteger(exactly: value) else {

@@ -102,8 +102,17 @@ extension Float: PreferenceValue {
         self = Float(double)
     }
 
-    /// A plist `real` holding the same number.
-    public func storedValue() -> PlistValue? { .real(Double(self)) }
+    /// A plist `real`: the double nearest to the float's shortest decimal form, so that `1.65` is stored as 1.65
+    /// and not as 1.649999976158142 (and reads back as the same float).
+    public func storedValue() -> PlistValue? { .real(shortestDouble) }
+}
+
+extension Float {
+    /// The double nearest to the shortest decimal that reads back as this float: what a person wrote.
+    var shortestDouble: Double {
+        guard isFinite else { return Double(self) }
+        return Double(description) ?? Double(self)
+    }
 }
 
 extension String: PreferenceValue {

@@ -39,12 +39,12 @@ extension Preferences {
         store(.real(value), forKey: key)
     }
 
-    /// Sets a key to a float, stored as a real with the same value.
+    /// Sets a key to a float, stored as a real: the float's shortest decimal form (`1.65`, not 1.649999976158142).
     /// - Parameters:
     ///   - value: The number.
     ///   - key: The key.
     public func set(_ value: Float, forKey key: String) {
-        store(.real(Double(value)), forKey: key)
+        store(.real(value.shortestDouble), forKey: key)
     }
 
     /// Sets a key to a Boolean.

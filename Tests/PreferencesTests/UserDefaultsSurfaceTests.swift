@@ -21,11 +21,13 @@ import Testing
         prefs.set([1, "two", 3.5] as [Any], forKey: "mixed")
         prefs.set(["k": "v", "n": 1] as [String: Any], forKey: "dict")
         prefs.set(UInt64.max, forKey: "big")
+        prefs.set(Float(1.65), forKey: "float2")
 
         #expect(prefs.bool(forKey: "bool"))
         #expect(prefs.integer(forKey: "int") == 42)
         #expect(prefs.double(forKey: "double") == 2.5)
         #expect(prefs.float(forKey: "float") == 1.25)
+        #expect(prefs.float(forKey: "float2") == Float(1.65))
         #expect(prefs.string(forKey: "string") == "text")
         #expect(prefs.url(forKey: "url") == url)
         #expect(prefs.url(forKey: "url")?.absoluteString == "https://example.com/a%20b/c?q=1&r=2#frag")
@@ -49,6 +51,7 @@ import Testing
         #expect(stored["int"] == 42)
         #expect(stored["double"] == 2.5)
         #expect(stored["float"] == 1.25)
+        #expect(stored["float2"] == 1.65)  // as written, not 1.649999976158142
         #expect(stored["url"] == "https://example.com/a%20b/c?q=1&r=2#frag")
         #expect(stored["data"] == .data([0, 1, 254, 255]))
         #expect(stored["date"] == .date(PlistDate(secondsSinceReferenceDate: 700_000_000)))
