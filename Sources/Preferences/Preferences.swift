@@ -39,7 +39,7 @@ public final class Preferences: Sendable {
     let forcedKeys: ForcedKeyWatch
     private let search: Mutex<SearchState>
     /// The view of the current search list, read without a lock; every view it ever pointed to is kept alive by
-    /// ``search`` until the instance goes away, so a reader can never see a released one.
+    /// ``search`` until the instance goes away (one per distinct search list), so a reader never sees a released one.
     private let currentView: Atomic<Unmanaged<EffectiveView>>
 
     /// The search list and the views made for it.
@@ -187,7 +187,8 @@ public final class Preferences: Sendable {
             state.suites = suites
             state.list = Self.searchList(domainName, suites: suites)
             let view = engine.effectiveView(for: state.list)
-            state.views.append(view)
+            // The store shares a view per search list: going back to an earlier list keeps no new view.
+            if !state.views.contains(where: { $0 === view }) { state.views.append(view) }
             currentView.store(Unmanaged.passUnretained(view), ordering: .releasing)
         }
     }
