@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
         .library(name: "PrefsStore", targets: ["PrefsStore"]),
+        .library(name: "Preferences", targets: ["Preferences"]),
         .executable(name: "plutil", targets: ["plutil"]),
         .executable(name: "defaults", targets: ["defaults"]),
     ],
@@ -47,7 +48,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-
+        .target(
+            name: "Preferences",
+            dependencies: ["PrefsPlist", "PrefsStore"]
+        ),
         .target(
             name: "DefaultsCommand",
             dependencies: [
@@ -81,6 +85,10 @@ let package = Package(
             name: "PrefsSystemdFixture",
             dependencies: ["PrefsSystemd"]
         ),
+        .executableTarget(
+            name: "PreferencesFixture",
+            dependencies: ["Preferences"]
+        ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.
         .testTarget(
@@ -98,6 +106,10 @@ let package = Package(
         .testTarget(
             name: "PrefsSystemdTests",
             dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
+        ),
+        .testTarget(
+            name: "PreferencesTests",
+            dependencies: ["Preferences", "PrefsStore", "PrefsTestSupport", "PreferencesFixture"]
         ),
         .testTarget(
             name: "DefaultsCommandTests",
