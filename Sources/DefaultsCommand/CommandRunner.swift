@@ -15,6 +15,10 @@ struct CommandRunner: Sendable {
     let openStorage: StorageOpener
 
     /// Creates a runner.
+    ///
+    /// The default opener works on the files directly. A `prefsd` client conforming to ``DefaultsStorage`` plugs in
+    /// here: the opener returns it for the user's directories when the daemon's socket answers, and
+    /// ``StoreStorage`` otherwise (and always for a domain given as a file path).
     /// - Parameters:
     ///   - console: Where output goes.
     ///   - environment: The process's environment, or a test's.

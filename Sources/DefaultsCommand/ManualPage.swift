@@ -17,8 +17,8 @@ enum ManualPage {
         page += paragraphs([
             "defaults reads and changes preferences: the domains of keys and values that applications keep as "
                 + "property-list files, one file per domain. It behaves as the macOS command of the same name, "
-                + "byte for byte in its output and messages, so that scripts written for macOS work unchanged; "
-                + "what it adds is listed under BEYOND MACOS.",
+                + "in its output and its messages too, so that scripts written for macOS work unchanged; what it "
+                + "adds is listed under BEYOND MACOS, and where it differs under DIFFERENCES FROM MACOS.",
             "A domain's file is <domain>.plist in the Preferences directory (see ENVIRONMENT); the global domain, "
                 + "searched by every application after its own, is .GlobalPreferences.plist. Every write takes the "
                 + "domain's lock, merges with changes other processes made meanwhile, replaces the file atomically "
@@ -68,6 +68,16 @@ enum ManualPage {
         page += paragraphs([
             "watch, explain, completion and man; -format on read and export; -keypath; several key/value pairs "
                 + "separated by -- in one write. help, --help and -h print the help text and exit with status 0."
+        ])
+        page.append(".SH DIFFERENCES FROM MACOS")
+        page += paragraphs([
+            "Messages are macOS's without the NSLog time stamp. Usage errors also name the problem on standard "
+                + "error. Extra arguments are always an error. -int and -float refuse text that is not a number, "
+                + "and -float keeps double precision. -date takes \"2024-05-01 12:30:00 +0000\", ISO 8601 or a "
+                + "plain date, not natural language. -app is not supported. -host takes this machine's host name, "
+                + "localhost or a machine id. Domain names are limited to letters, digits, '.', '_' and '-'. A "
+                + "single string value prints as UTF-8. Inside -array and -dict a bare -- ends the list. Deleting "
+                + "a domain whose file is corrupt sets the file aside."
         ])
         page.append(".SH ENVIRONMENT")
         let variables = [

@@ -135,6 +135,7 @@ import Testing
         #expect(page.hasPrefix(".TH DEFAULTS 1 "))
         for section in [
             "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "DOMAINS", "VALUES", "KEY PATHS", "BEYOND MACOS",
+            "DIFFERENCES FROM MACOS",
             "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "SEE ALSO",
         ] {
             #expect(page.contains("\n.SH \(section)\n"), "\(section)")
