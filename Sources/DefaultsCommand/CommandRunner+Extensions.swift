@@ -41,7 +41,9 @@ extension CommandRunner {
         let storage = openStorage(paths, true)
         let service = WatchService(
             storage: storage, console: console,
-            subject: target.map { .domain($0.id, label: $0.displayName, key: key) } ?? .everyDomain(scope))
+            // Lines name a domain as `domains` lists it (NSGlobalDomain), or a file as given.
+            subject: target.map { .domain($0.id, label: $0.isFile ? $0.displayName : $0.id.name.rawValue, key: key) }
+                ?? .everyDomain(scope))
         try service.start()
         // The group's own log lines are not for the terminal of a command-line tool.
         let logger = Logger(label: "defaults.watch") { _ in SwiftLogNoOpLogHandler() }

@@ -40,6 +40,17 @@ import Testing
         #expect(watcher.standardOutput == expected)
     }
 
+    @Test func watchOfTheGlobalDomainNamesItNSGlobalDomain() throws {
+        let sandbox = try Sandbox()
+        let watcher = try RunningProcess(sandbox.defaults, ["watch", "-g"], environment: sandbox.environment)
+        try #require(
+            watcher.waitFor { _, error in error == "Watching domain NSGlobalDomain; press Control-C to stop.\n" })
+        try sandbox.succeed(["write", "-globalDomain", "AppleLocale", "en_GB"])
+        let expected = "NSGlobalDomain AppleLocale = \"en_GB\"\n"
+        #expect(watcher.waitFor { output, _ in output == expected }, "\(watcher.standardOutput)")
+        #expect(watcher.stop() == 0)
+    }
+
     @Test func watchSeesHandEdits() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["write", "com.example.App", "Theme", "light"])
