@@ -78,8 +78,9 @@ extension CommandRunner {
                 try console.writeOutput(bytes)
                 return
             }
+            let path = try environment.absolutePath(destination)
             do {
-                try SystemCalls.writeFileAtomically(bytes, to: destination)
+                try SystemCalls.writeFileAtomically(bytes, to: path)
             } catch {
                 throw DefaultsError(
                     .io, "Could not export domain \(target.identifier) to \(destination) due to \(error)", cause: error)

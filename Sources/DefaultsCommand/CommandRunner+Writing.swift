@@ -75,14 +75,15 @@ extension CommandRunner {
     /// `import <domain> <path | ->`: sets every key of a dictionary in any format, as one change.
     func importDomain(_ target: DomainTarget, from source: String) throws(DefaultsError) {
         let bytes: [UInt8]
-        do {
-            bytes = source.trimmingBlanks == "-" ? try console.readInput() : try SystemCalls.readFile(source)
-        } catch let error as DefaultsError {
-            throw DefaultsError(.io, "Could not read data from \(source) (\(error.description))", cause: error)
-        } catch let error as SystemCalls.Failure {
-            throw DefaultsError(.io, "Could not read data from \(source) (\(error.reason))", cause: error)
-        } catch {
-            throw DefaultsError(.io, "Could not read data from \(source)")
+        if source.trimmingBlanks == "-" {
+            bytes = try console.readInput()
+        } else {
+            let path = try environment.absolutePath(source)
+            do {
+                bytes = try SystemCalls.readFile(path)
+            } catch {
+                throw DefaultsError(.io, "Could not read data from \(source) (\(error.reason))", cause: error)
+            }
         }
         let value: PlistValue
         do {

@@ -29,6 +29,19 @@ struct DefaultsEnvironment: Sendable {
             currentDirectory: SystemCalls.currentDirectory(), hostName: SystemCalls.hostName())
     }
 
+    /// A path from the command line made absolute: `~/` is the home directory, and a relative path is taken from the
+    /// working directory.
+    /// - Throws: ``DefaultsError`` with code `.invalidArgument` for a relative path when the working directory is
+    ///   unknown.
+    func absolutePath(_ path: String) throws(DefaultsError) -> String {
+        if path.hasPrefix("~/"), let home = variables["HOME"] { return home + path.dropFirst() }
+        if path.hasPrefix("/") { return path }
+        guard let currentDirectory else {
+            throw DefaultsError(.invalidArgument, "defaults: cannot resolve \(path): the working directory is unknown")
+        }
+        return currentDirectory + "/" + path
+    }
+
     /// The user's preference directories, with by-host files named by `machineID`.
     func userPaths(machineID: String?) -> StorePaths {
         StorePaths(environment: variables, machineID: machineID)

@@ -55,15 +55,7 @@ struct DomainTarget: Sendable {
     /// Preferences directory is `<directory>` (the file gets the same locking and atomic writes).
     private static func file(_ text: String, in environment: DefaultsEnvironment) throws(DefaultsError) -> DomainTarget
     {
-        var path = text
-        if path.hasPrefix("~/"), let home = environment.variables["HOME"] { path = home + path.dropFirst() }
-        if !path.hasPrefix("/") {
-            guard let directory = environment.currentDirectory else {
-                throw DefaultsError(
-                    .invalidArgument, "defaults: cannot resolve \(text): the working directory is unknown")
-            }
-            path = directory + "/" + path
-        }
+        let path = try environment.absolutePath(text)
         let slash = path.lastIndex(of: "/")!
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
         var stem = String(path[path.index(after: slash)...])

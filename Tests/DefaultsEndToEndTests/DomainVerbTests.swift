@@ -127,6 +127,17 @@ import Testing
         #expect(mode == 0o644)
     }
 
+    @Test func relativePathsOfImportAndExportAreTakenFromTheWorkingDirectory() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["write", "com.example.App", "Theme", "dark"])
+        expectRun(try sandbox.run(["export", "com.example.App", "out.plist"], in: sandbox.directory.path))
+        #expect(sandbox.exists("out.plist"))
+        expectRun(try sandbox.run(["import", "com.example.Copy", "out.plist"], in: sandbox.directory.path))
+        expectRun(try sandbox.run(["read", "com.example.Copy", "Theme"]), stdout: "dark\n")
+        expectRun(try sandbox.run(["export", "com.example.App", "~/home.plist"]))
+        #expect(sandbox.exists("home.plist"))
+    }
+
     @Test func exportOfAMissingDomainIsAnEmptyDictionary() throws {
         let sandbox = try Sandbox()
         let result = try sandbox.run(["export", "com.example.Missing", "-"])
