@@ -8,6 +8,7 @@ extension CommandRunner {
             throw DefaultsError(.invalidValue, "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
         }
         try withStorage(target.paths) { storage throws(DefaultsError) in
+            if let current = try currentValues(of: target, in: storage), current == values { return }
             try storage.replaceValues(of: target.id, with: values)
             try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
         }
@@ -19,7 +20,8 @@ extension CommandRunner {
     /// keys they touched are written together.
     func write(_ assignments: [KeyAssignment], to target: DomainTarget) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            var values = try currentValues(of: target, in: storage)
+            let current = try currentValues(of: target, in: storage)
+            var values = current ?? [:]
             var touched: [String] = []
             for assignment in assignments {
                 let combined = try assignment.combined(with: assignment.key.value(in: values))
@@ -28,8 +30,7 @@ extension CommandRunner {
             }
             var changes: [String: PlistValue?] = [:]
             for key in touched { changes[key] = .some(values[key]) }
-            try storage.setValues(changes, in: target.id)
-            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+            try commit(changes, over: current, in: storage, target: target)
         }
     }
 
@@ -99,19 +100,31 @@ extension CommandRunner {
                 "Property list \(value.defaultsDescription) was not a dictionary\nDefaults have not been changed.\n")
         }
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            try storage.setValues(entries.mapValues { .some($0) }, in: target.id)
-            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+            let current = try currentValues(of: target, in: storage)
+            try commit(entries.mapValues { .some($0) }, over: current, in: storage, target: target)
         }
     }
 
-    /// The domain's values before a change; a corrupt file counts as empty (the write sets it aside).
+    /// The domain's values before a change, or `nil` when its file is corrupt (the write then sets it aside).
     private func currentValues(
         of target: DomainTarget, in storage: any DefaultsStorage
-    ) throws(DefaultsError) -> [String: PlistValue] {
+    ) throws(DefaultsError) -> [String: PlistValue]? {
         do throws(DefaultsError) {
             return try storage.values(of: target.id) ?? [:]
         } catch  where error.code == .corruptDomain {
-            return [:]
+            return nil
         }
+    }
+
+    /// Sets keys as one change and makes it durable, unless every key already holds its new value: the command's
+    /// effect is then complete as of the moment it read the domain, and the file is left untouched (no lock, no
+    /// write), as the store would leave it anyway.
+    private func commit(
+        _ changes: [String: PlistValue?], over current: [String: PlistValue]?, in storage: any DefaultsStorage,
+        target: DomainTarget
+    ) throws(DefaultsError) {
+        if let current, changes.allSatisfy({ current[$0.key] == $0.value }) { return }
+        try storage.setValues(changes, in: target.id)
+        try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
     }
 }

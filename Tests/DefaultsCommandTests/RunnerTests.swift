@@ -35,6 +35,17 @@ import Testing
         #expect(try storage.values(of: Self.app) == ["A": "1", "List": ["a", "b"], "W": ["H": 2]])
     }
 
+    @Test func aWriteThatChangesNothingLeavesTheStorageAlone() async {
+        let storage = RecordingStorage(domains: [Self.app: ["A": "1", "List": ["a"]]])
+        #expect(await run(["write", "com.example.App", "A", "1"], storage: storage).status == 0)
+        #expect(await run(["write", "com.example.App", "{ A = 1; List = (a); }"], storage: storage).status == 0)
+        #expect(await run(["import", "com.example.App", "-"], storage: storage, input: "{ A = 1; }").status == 0)
+        #expect(await run(["write", "com.example.App", "List", "-dict-add"], storage: storage).status == 1)
+        #expect(storage.calls == [])
+        #expect(await run(["write", "com.example.App", "A", "2"], storage: storage).status == 0)
+        #expect(storage.calls == ["setValues com.example.App A", "synchronize"])
+    }
+
     @Test func importAndRenameAreOneChangeEach() async {
         let storage = RecordingStorage(domains: [Self.app: ["Old": 1]])
         #expect(
