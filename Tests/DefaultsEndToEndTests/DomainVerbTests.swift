@@ -123,8 +123,12 @@ import Testing
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(bytes.starts(with: Array("bplist00".utf8)))
         #expect(try PlistSerialization.decode(bytes) == ["Theme": "dark", "List": ["a", "b"]])
+        // A new file gets 0666 less the umask, as open(2) gives it (read from /proc: umask(2) would change it).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let umaskLine = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        let umask = Int(umaskLine?.split(separator: "\t").last ?? "", radix: 8) ?? 0o022
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
-        #expect(mode == 0o644)
+        #expect(mode == 0o666 & ~umask)
     }
 
     @Test func relativePathsOfImportAndExportAreTakenFromTheWorkingDirectory() throws {
