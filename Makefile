@@ -27,6 +27,7 @@ bench: deps
 	@scripts/install-deps.sh --bench
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 	@scripts/bench-plistlib.sh
+	@Benchmarks/cli-defaults.sh
 
 fuzz: deps
 	@Fuzz/run.sh
