@@ -10,20 +10,24 @@ CONFIGURATION ?= release
 deps:
 	@scripts/install-deps.sh
 
+# Release executables link the Swift runtime statically: the command-line tools start faster.
 build: deps
-	$(SWIFT) build -c $(CONFIGURATION)
+	$(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib
 
 # The main job: a demonstration of plutil on a sample property list.
 run: build
-	@scripts/demo.sh "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)"
+	@scripts/demo.sh "$$($(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib --show-bin-path)"
 
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
 bench: deps
 	@scripts/install-deps.sh --bench
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+	@scripts/bench-plistlib.sh
+	@Benchmarks/cli-defaults.sh
 
 fuzz: deps
 	@Fuzz/run.sh

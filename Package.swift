@@ -6,7 +6,9 @@ let package = Package(
     products: [
         .library(name: "PrefsPlist", targets: ["PrefsPlist"]),
         .library(name: "PrefsStore", targets: ["PrefsStore"]),
+        .library(name: "Preferences", targets: ["Preferences"]),
         .executable(name: "plutil", targets: ["plutil"]),
+        .executable(name: "defaults", targets: ["defaults"]),
         .library(name: "PrefsClient", targets: ["PrefsClient"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
     ],
@@ -50,6 +52,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Preferences",
+            dependencies: ["PrefsPlist", "PrefsStore"]
+        ),
+        .target(
+            name: "DefaultsCommand",
+            dependencies: [
+                "PrefsPlist",
+                "PrefsStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
             name: "PrefsDaemon",
             dependencies: [
                 "PrefsStore", "PrefsWire", "PrefsSystemd",
@@ -74,6 +89,10 @@ let package = Package(
             dependencies: ["PrefsPlist"]
         ),
         .executableTarget(
+            name: "defaults",
+            dependencies: ["DefaultsCommand"]
+        ),
+        .executableTarget(
             name: "prefsd",
             dependencies: ["PrefsDaemon"]
         ),
@@ -90,6 +109,10 @@ let package = Package(
         .executableTarget(
             name: "PrefsSystemdFixture",
             dependencies: ["PrefsSystemd"]
+        ),
+        .executableTarget(
+            name: "PreferencesFixture",
+            dependencies: ["Preferences"]
         ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.
@@ -110,6 +133,14 @@ let package = Package(
             dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
         ),
         .testTarget(
+            name: "PreferencesTests",
+            dependencies: ["Preferences", "PrefsStore", "PrefsTestSupport", "PreferencesFixture"]
+        ),
+        .testTarget(
+            name: "DefaultsCommandTests",
+            dependencies: ["DefaultsCommand", "PrefsTestSupport"]
+        ),
+        .testTarget(
             name: "PrefsDaemonTests",
             dependencies: ["PrefsDaemon", "PrefsClient", "PrefsTestSupport"]
         ),
@@ -124,6 +155,10 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PrefsTestSupport", "plutil"]
+        ),
+        .testTarget(
+            name: "DefaultsEndToEndTests",
+            dependencies: ["PrefsPlist", "PrefsTestSupport", "defaults"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // libFuzzer harnesses, one executable per property-list reader. Build and run with `./run.sh`
-// (it passes `-sanitize=fuzzer,address`); see docs/FUZZING.md.
+// (it passes `-sanitize=fuzzer,address` and links with lld: gold fails on the instrumented objects); see docs/FUZZING.md.
 let package = Package(
     name: "preferences-fuzz",
     dependencies: [

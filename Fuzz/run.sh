@@ -9,7 +9,7 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzXML FuzzBinary FuzzOpenStep FuzzJSON)
 
-swift build -c release --scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -g >/dev/null
+swift build -c release --scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld >/dev/null
 bin="$(swift build -c release --scratch-path .build --show-bin-path)"
 corpus_dir="../../shared/corpus"
 work="$(mktemp -d)"

@@ -5,7 +5,10 @@ extension BinaryPlistReader {
     /// (its *weight*) and its nesting height. Reusing a remembered object adds its weight to the
     /// running total, so the object-count limit sees the tree a consumer would walk, and checks its
     /// height against the depth limit at the place it is reused.
-    struct ObjectDecoder {
+    ///
+    /// Containers being decoded are kept on an explicit stack rather than the call stack, so the
+    /// thread's stack size never limits the nesting depth; ``PlistLimits/maxDepth`` does.
+    struct ObjectDecoder: ~Copyable {
         /// What is known about one object.
         private struct Slot {
             /// The decoded value, once `weight` is positive.
@@ -17,6 +20,40 @@ extension BinaryPlistReader {
             var height = 0
         }
 
+        /// A container whose children are being decoded.
+        private struct Frame {
+            /// The container's object index.
+            let index: Int
+            let isDictionary: Bool
+            /// Elements, or dictionary entries.
+            let count: Int
+            /// Where its references start (a dictionary's keys, then its values).
+            let referencesStart: Int
+            /// The running object count before this container was counted.
+            let countBefore: Int
+            /// Children taken so far; a dictionary's alternate key, value, key, value…
+            var taken = 0
+            /// The object index of the last child taken.
+            var lastChild = 0
+            /// The greatest height among the children decoded so far.
+            var height = 0
+            var elements: [PlistValue] = []
+            var entries: [String: PlistValue] = [:]
+            /// The key whose value comes next.
+            var key = ""
+
+            /// Children in all: the elements, or keys and values.
+            var childCount: Int { isDictionary ? 2 * count : count }
+        }
+
+        /// What decoding one object produced.
+        private enum Outcome {
+            /// The object's value and height.
+            case finished(PlistValue, height: Int)
+            /// A container was opened; its children come next.
+            case opened(Frame)
+        }
+
         private static let inProgress = -1
 
         private let base: UnsafeRawPointer
@@ -25,9 +62,12 @@ extension BinaryPlistReader {
         private let objectsEnd: Int
         private let maxObjectCount: Int
         private let maxDepth: Int
-        private var slots: [Slot]
+        /// One slot per object, owned by the decoder (no copy-on-write checks on the hot path).
+        private let slots: UnsafeMutablePointer<Slot>
         /// Objects in the expanded tree decoded so far, counting every reference.
         private var decodedCount = 0
+        /// The containers being decoded around the innermost one, outermost first.
+        private var frames: [Frame] = []
 
         /// Prepares to decode the file at `base`, whose `trailer` has been validated; the bytes
         /// must stay valid while decoding.
@@ -37,70 +77,142 @@ extension BinaryPlistReader {
             objectsEnd = trailer.offsetTableStart
             maxObjectCount = limits.maxObjectCount
             maxDepth = limits.maxDepth
-            slots = [Slot](repeating: Slot(), count: trailer.objectCount)
+            slots = UnsafeMutablePointer<Slot>.allocate(capacity: trailer.objectCount)
+            slots.initialize(repeating: Slot(), count: trailer.objectCount)
+        }
+
+        deinit {
+            slots.deinitialize(count: trailer.objectCount)
+            slots.deallocate()
         }
 
         /// Decodes the top-level object and everything it references.
+        ///
+        /// The innermost open container lives in a local variable, so the common case, a child
+        /// that is a scalar or was decoded before, goes straight into it; only when a child is
+        /// itself a container does the current one move onto the stack.
         mutating func decodeTopObject() throws -> PlistValue {
-            try decodeObject(trailer.topObject, depth: 0).value
+            var current: Frame
+            switch try begin(trailer.topObject, depth: 0) {
+            case .finished(let value, _): return value
+            case .opened(let top): current = top
+            }
+            while true {
+                while current.taken < current.childCount {
+                    // A dictionary's children alternate key, value; its keys come first in the file.
+                    let taken = current.taken
+                    let slot = current.isDictionary ? (taken & 1) * current.count + taken >> 1 : taken
+                    let child = try reference(at: current.referencesStart + slot * trailer.referenceSize)
+                    current.taken = taken + 1
+                    current.lastChild = child
+                    switch try begin(child, depth: frames.count + 1) {
+                    case .finished(let value, let height):
+                        try Self.deliver(value, height: height, into: &current, decoder: self)
+                    case .opened(let inner):
+                        frames.append(current)
+                        current = inner
+                    }
+                }
+                let value: PlistValue = current.isDictionary ? .dictionary(current.entries) : .array(current.elements)
+                let height = current.height + 1
+                slots[current.index] = Slot(value: value, weight: decodedCount - current.countBefore, height: height)
+                guard let outer = frames.popLast() else { return value }
+                current = outer
+                try Self.deliver(value, height: height, into: &current, decoder: self)
+            }
         }
 
         // MARK: - Objects
 
-        /// Decodes object `index`, found `depth` containers below the top.
-        private mutating func decodeObject(_ index: Int, depth: Int) throws -> (value: PlistValue, height: Int) {
+        /// Starts on object `index`, found `depth` containers below the top: returns a scalar or an
+        /// already decoded object, or opens a container.
+        private mutating func begin(_ index: Int, depth: Int) throws -> Outcome {
             let weight = slots[index].weight
             if weight > 0 {
                 let height = slots[index].height
                 try count(weight, at: objectOffset(index))
-                if depth + height > maxDepth { throw depthError(at: objectOffset(index)) }
-                return (slots[index].value, height)
+                if depth + height > maxDepth { try failDepth(at: objectOffset(index)) }
+                return .finished(slots[index].value, height: height)
             }
             let offset = objectOffset(index)
-            guard weight == 0 else {
-                throw malformed("object \(index) contains itself (a reference cycle)", at: offset)
-            }
-            guard offset >= headerLength else {
-                throw malformed(
-                    "offset table puts object \(index) at offset \(offset), inside the header",
-                    at: trailer.offsetTableStart + index * trailer.offsetSize)
-            }
-            let countBefore = decodedCount
+            guard weight == 0 else { try failCycle(index, at: offset) }
+            guard offset >= headerLength else { try failHeaderOverlap(index, offset: offset) }
             try count(1, at: offset)
             let marker = base.load(fromByteOffset: offset, as: UInt8.self)
-            let value: PlistValue
-            var height = 0
+            switch marker >> 4 {
+            case 0xA, 0xC, 0xD:
+                return .opened(try open(index, marker: marker, at: offset, depth: depth))
+            default:
+                let value = try decodeScalar(index, marker: marker, at: offset)
+                slots[index] = Slot(value: value, weight: 1, height: 0)
+                return .finished(value, height: 0)
+            }
+        }
+
+        /// Opens an array (0xA), a set (0xC, read as an array) or a dictionary (0xD): a count,
+        /// then that many references (for a dictionary, that many keys and as many values).
+        private mutating func open(_ index: Int, marker: UInt8, at offset: Int, depth: Int) throws -> Frame {
+            guard depth < maxDepth else { try failDepth(at: offset) }
+            let (count, start) = try lengthAndStart(marker, at: offset)
+            let isDictionary = marker >> 4 == 0xD
+            let referencesPerChild = isDictionary ? 2 * trailer.referenceSize : trailer.referenceSize
+            guard count <= (objectsEnd - start) / referencesPerChild else {
+                try failOverrun(isDictionary ? "dictionary" : marker >> 4 == 0xA ? "array" : "set", objectAt: offset)
+            }
+            slots[index].weight = Self.inProgress
+            var frame = Frame(
+                index: index, isDictionary: isDictionary, count: count, referencesStart: start,
+                countBefore: decodedCount - 1)
+            if isDictionary {
+                frame.entries.reserveCapacity(count)
+            } else {
+                frame.elements.reserveCapacity(count)
+            }
+            return frame
+        }
+
+        /// Hands a finished child to its container.
+        @inline(__always)
+        private static func deliver(
+            _ value: PlistValue, height: Int, into frame: inout Frame, decoder: borrowing ObjectDecoder
+        ) throws {
+            frame.height = max(frame.height, height)
+            guard frame.isDictionary else {
+                frame.elements.append(value)
+                return
+            }
+            if frame.taken & 1 == 1 {
+                guard case .string(let key) = value else { try decoder.failKeyType(frame.lastChild) }
+                frame.key = key
+            } else {
+                frame.entries[frame.key] = value
+            }
+        }
+
+        /// Decodes a non-container object (kept out of line so the decoding loop stays small).
+        @inline(never)
+        private func decodeScalar(_ index: Int, marker: UInt8, at offset: Int) throws -> PlistValue {
             switch marker >> 4 {
             case 0x0:
                 switch marker {
-                case 0x00: value = .null
-                case 0x08: value = .bool(false)
-                case 0x09: value = .bool(true)
-                case 0x0F:
-                    throw malformed("object \(index) is a fill byte (0x0F), which is padding, not a value", at: offset)
-                default: throw unknownMarker(marker, at: offset)
+                case 0x00: return .null
+                case 0x08: return .bool(false)
+                case 0x09: return .bool(true)
+                case 0x0F: try failFillByte(index, at: offset)
+                default: try failUnknownMarker(marker, at: offset)
                 }
-            case 0x1: value = .integer(try decodeInteger(marker, at: offset))
-            case 0x2: value = .real(try decodeReal(marker, at: offset))
+            case 0x1: return .integer(try decodeInteger(marker, at: offset))
+            case 0x2: return .real(try decodeReal(marker, at: offset))
             case 0x3:
-                guard marker == 0x33 else { throw unknownMarker(marker, at: offset) }
+                guard marker == 0x33 else { try failUnknownMarker(marker, at: offset) }
                 try requireBytes(8, from: offset + 1, objectAt: offset)
-                value = .date(PlistDate(secondsSinceReferenceDate: readDouble(at: offset + 1)))
-            case 0x4: value = .data(try decodeData(marker, at: offset))
-            case 0x5: value = .string(try decodeASCIIString(marker, at: offset))
-            case 0x6: value = .string(try decodeUTF16String(marker, at: offset))
-            case 0x8: value = .uid(try decodeUID(marker, at: offset))
-            case 0xA, 0xC:
-                slots[index].weight = Self.inProgress
-                (value, height) = try decodeArray(marker, at: offset, depth: depth)
-            case 0xD:
-                slots[index].weight = Self.inProgress
-                (value, height) = try decodeDictionary(marker, at: offset, depth: depth)
-            default:
-                throw unknownMarker(marker, at: offset)
+                return .date(PlistDate(secondsSinceReferenceDate: readDouble(at: offset + 1)))
+            case 0x4: return .data(try decodeData(marker, at: offset))
+            case 0x5: return .string(try decodeASCIIString(marker, at: offset))
+            case 0x6: return .string(try decodeUTF16String(marker, at: offset))
+            case 0x8: return .uid(try decodeUID(marker, at: offset))
+            default: try failUnknownMarker(marker, at: offset)
             }
-            slots[index] = Slot(value: value, weight: decodedCount - countBefore, height: height)
-            return (value, height)
         }
 
         /// Integers of 1, 2 and 4 bytes are unsigned and 8 bytes signed; of a 16-byte integer
@@ -166,7 +278,7 @@ extension BinaryPlistReader {
         /// Big-endian UTF-16; the count is in code units. Surrogates must pair up.
         private func decodeUTF16String(_ marker: UInt8, at offset: Int) throws -> String {
             let (units, start) = try lengthAndStart(marker, at: offset)
-            guard units <= (objectsEnd - start) / 2 else { throw overrun("UTF-16 string", objectAt: offset) }
+            guard units <= (objectsEnd - start) / 2 else { try failOverrun("UTF-16 string", objectAt: offset) }
             guard units > 0 else { return "" }
             let base = self.base
             return try String(unsafeUninitializedCapacity: units * 3) { output in
@@ -222,62 +334,6 @@ extension BinaryPlistReader {
             return BinaryPlistReader.readUnsigned(base, at: offset + 1 + size - 8, size: 8)
         }
 
-        /// Arrays (0xA) and sets (0xC, read as arrays): a count, then that many references.
-        private mutating func decodeArray(
-            _ marker: UInt8, at offset: Int, depth: Int
-        ) throws -> (value: PlistValue, height: Int) {
-            guard depth < maxDepth else { throw depthError(at: offset) }
-            let (count, start) = try lengthAndStart(marker, at: offset)
-            let referenceSize = trailer.referenceSize
-            guard count <= (objectsEnd - start) / referenceSize else {
-                throw overrun(marker >> 4 == 0xA ? "array" : "set", objectAt: offset)
-            }
-            var elements: [PlistValue] = []
-            elements.reserveCapacity(count)
-            var height = 0
-            var position = start
-            for _ in 0..<count {
-                let element = try decodeObject(try reference(at: position), depth: depth + 1)
-                elements.append(element.value)
-                height = max(height, element.height)
-                position += referenceSize
-            }
-            return (.array(elements), height + 1)
-        }
-
-        /// Dictionaries: a count, that many key references, then as many value references. Keys
-        /// must be strings in this model (CoreFoundation would also take other scalars).
-        private mutating func decodeDictionary(
-            _ marker: UInt8, at offset: Int, depth: Int
-        ) throws -> (value: PlistValue, height: Int) {
-            guard depth < maxDepth else { throw depthError(at: offset) }
-            let (count, start) = try lengthAndStart(marker, at: offset)
-            let referenceSize = trailer.referenceSize
-            guard count <= (objectsEnd - start) / referenceSize / 2 else {
-                throw overrun("dictionary", objectAt: offset)
-            }
-            var entries: [String: PlistValue] = [:]
-            entries.reserveCapacity(count)
-            var height = 0
-            let valuesStart = start + count * referenceSize
-            for entryIndex in 0..<count {
-                let keyIndex = try reference(at: start + entryIndex * referenceSize)
-                guard case .string(let key) = try decodeObject(keyIndex, depth: depth + 1).value else {
-                    let keyOffset = objectOffset(keyIndex)
-                    let keyType = slots[keyIndex].value.typeName
-                    throw malformed(
-                        "dictionary key at offset \(keyOffset) must be a string, not \(keyType)",
-                        at: keyOffset)
-                }
-                let entry = try decodeObject(
-                    try reference(at: valuesStart + entryIndex * referenceSize),
-                    depth: depth + 1)
-                entries[key] = entry.value
-                height = max(height, entry.height)
-            }
-            return (.dictionary(entries), height + 1)
-        }
-
         // MARK: - Reading helpers
 
         /// Where object `index` starts; the trailer check put every entry before the offset table.
@@ -291,11 +347,7 @@ extension BinaryPlistReader {
         @inline(__always)
         private func reference(at position: Int) throws -> Int {
             let index = BinaryPlistReader.readUnsigned(base, at: position, size: trailer.referenceSize)
-            guard index < UInt64(trailer.objectCount) else {
-                throw malformed(
-                    "reference to object \(index), but there are only \(trailer.objectCount) objects",
-                    at: position)
-            }
+            guard index < UInt64(trailer.objectCount) else { try failReference(index, at: position) }
             return Int(index)
         }
 
@@ -306,23 +358,17 @@ extension BinaryPlistReader {
             let nibble = Int(marker & 0x0F)
             if nibble != 0x0F { return (nibble, offset + 1) }
             let intOffset = offset + 1
-            guard intOffset < objectsEnd else { throw overrun("the length of the object", objectAt: offset) }
+            guard intOffset < objectsEnd else { try failOverrun("the length of the object", objectAt: offset) }
             let intMarker = base.load(fromByteOffset: intOffset, as: UInt8.self)
-            guard intMarker & 0xF0 == 0x10 else {
-                throw malformed(
-                    "length of the object at offset \(offset) must be an integer, but has marker "
-                        + "0x\(hex(intMarker))", at: intOffset)
-            }
+            guard intMarker & 0xF0 == 0x10 else { try failLengthType(intMarker, at: intOffset, objectAt: offset) }
             let exponent = Int(intMarker & 0x0F)
             let size = 1 << exponent
             guard size <= objectsEnd - intOffset - 1 else {
-                throw overrun("the length of the object", objectAt: offset)
+                try failOverrun("the length of the object", objectAt: offset)
             }
             // Only the low 64 bits of a wide integer count, as in CoreFoundation.
             let value = BinaryPlistReader.readUnsigned(base, at: intOffset + 1 + max(0, size - 8), size: min(size, 8))
-            guard value <= UInt64(Int.max) else {
-                throw malformed("length \(value) of the object at offset \(offset) is too large", at: intOffset)
-            }
+            guard value <= UInt64(Int.max) else { try failLengthTooLarge(value, at: intOffset, objectAt: offset) }
             return (Int(value), intOffset + 1 + size)
         }
 
@@ -330,7 +376,7 @@ extension BinaryPlistReader {
         @inline(__always)
         private func requireBytes(_ length: Int, from start: Int, objectAt offset: Int) throws {
             guard start <= objectsEnd, length <= objectsEnd - start else {
-                throw overrun("object", objectAt: offset)
+                try failOverrun("object", objectAt: offset)
             }
         }
 
@@ -342,12 +388,7 @@ extension BinaryPlistReader {
         @inline(__always)
         private mutating func count(_ weight: Int, at offset: Int) throws {
             decodedCount += weight
-            guard decodedCount <= maxObjectCount else {
-                throw PlistError(
-                    .limitExceeded,
-                    "binary property list expands to more than \(maxObjectCount) objects (counting every reference)",
-                    at: .byteOffset(offset))
-            }
+            guard decodedCount <= maxObjectCount else { try failObjectCount(at: offset) }
         }
 
         /// The index of the first byte at or above 0x80, or `nil` when all are ASCII.
@@ -370,18 +411,75 @@ extension BinaryPlistReader {
 
         // MARK: - Errors
 
-        private func overrun(_ what: String, objectAt offset: Int) -> PlistError {
-            malformed(
+        // Each failure throws from its own out-of-line function, which keeps the code that builds
+        // messages out of the hot paths.
+
+        @inline(never)
+        private func failCycle(_ index: Int, at offset: Int) throws -> Never {
+            throw malformed("object \(index) contains itself (a reference cycle)", at: offset)
+        }
+
+        @inline(never)
+        private func failHeaderOverlap(_ index: Int, offset: Int) throws -> Never {
+            throw malformed(
+                "offset table puts object \(index) at offset \(offset), inside the header",
+                at: trailer.offsetTableStart + index * trailer.offsetSize)
+        }
+
+        @inline(never)
+        private func failFillByte(_ index: Int, at offset: Int) throws -> Never {
+            throw malformed("object \(index) is a fill byte (0x0F), which is padding, not a value", at: offset)
+        }
+
+        @inline(never)
+        private func failKeyType(_ keyIndex: Int) throws -> Never {
+            let keyOffset = objectOffset(keyIndex)
+            throw malformed(
+                "dictionary key at offset \(keyOffset) must be a string, not \(slots[keyIndex].value.typeName)",
+                at: keyOffset)
+        }
+
+        @inline(never)
+        private func failReference(_ index: UInt64, at position: Int) throws -> Never {
+            throw malformed(
+                "reference to object \(index), but there are only \(trailer.objectCount) objects", at: position)
+        }
+
+        @inline(never)
+        private func failLengthType(_ intMarker: UInt8, at intOffset: Int, objectAt offset: Int) throws -> Never {
+            throw malformed(
+                "length of the object at offset \(offset) must be an integer, but has marker 0x\(hex(intMarker))",
+                at: intOffset)
+        }
+
+        @inline(never)
+        private func failLengthTooLarge(_ value: UInt64, at intOffset: Int, objectAt offset: Int) throws -> Never {
+            throw malformed("length \(value) of the object at offset \(offset) is too large", at: intOffset)
+        }
+
+        @inline(never)
+        private func failObjectCount(at offset: Int) throws -> Never {
+            throw PlistError(
+                .limitExceeded,
+                "binary property list expands to more than \(maxObjectCount) objects (counting every reference)",
+                at: .byteOffset(offset))
+        }
+
+        @inline(never)
+        private func failOverrun(_ what: String, objectAt offset: Int) throws -> Never {
+            throw malformed(
                 "\(what) at offset \(offset) runs past the object data, which ends at offset \(objectsEnd - 1)",
                 at: offset)
         }
 
-        private func unknownMarker(_ marker: UInt8, at offset: Int) -> PlistError {
-            malformed("unknown object marker 0x\(hex(marker))", at: offset)
+        @inline(never)
+        private func failUnknownMarker(_ marker: UInt8, at offset: Int) throws -> Never {
+            throw malformed("unknown object marker 0x\(hex(marker))", at: offset)
         }
 
-        private func depthError(at offset: Int) -> PlistError {
-            PlistError(
+        @inline(never)
+        private func failDepth(at offset: Int) throws -> Never {
+            throw PlistError(
                 .limitExceeded, "binary property list nests containers deeper than \(maxDepth) levels",
                 at: .byteOffset(offset))
         }

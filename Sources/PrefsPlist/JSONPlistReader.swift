@@ -568,27 +568,7 @@ private struct JSONPlistParser {
         return digits.count == 1 ? "0" + digits : digits
     }
 
-    /// The 1-based line and column (in characters) of a byte offset. Lines end at LF, CR LF or CR.
     private func position(of offset: Int) -> PlistError.Position {
-        var line = 1
-        var column = 1
-        var cursor = 0
-        let end = min(offset, input.count)
-        while cursor < end {
-            let byte = input[cursor]
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte == UInt8(ascii: "\r") {
-                if cursor + 1 >= input.count || input[cursor + 1] != UInt8(ascii: "\n") {
-                    line += 1
-                    column = 1
-                }
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-            cursor += 1
-        }
-        return .text(line: line, column: column)
+        .text(ofByteOffset: offset, in: input)
     }
 }

@@ -330,27 +330,7 @@ extension OpenStepPlistReader.Parser {
         return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
-    /// The 1-based line and column of a byte offset; columns count Unicode scalars. Computed only
-    /// when an error is reported, so the scanner itself does not track lines.
     func textPosition(of offset: Int) -> PlistError.Position {
-        var line = 1
-        var column = 1
-        var index = 0
-        let limit = min(offset, text.count)
-        while index < limit {
-            let current = text[index]
-            if current == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if current == UInt8(ascii: "\r") {
-                if index + 1 < limit, text[index + 1] == UInt8(ascii: "\n") { index += 1 }
-                line += 1
-                column = 1
-            } else if current & 0xC0 != 0x80 {
-                column += 1
-            }
-            index += 1
-        }
-        return .text(line: line, column: column)
+        .text(ofByteOffset: offset, in: text)
     }
 }

@@ -64,6 +64,11 @@ struct DomainState {
 
     var viewLinks: [ViewLink] = []
 
+    /// A domain without a file, as an in-memory store keeps.
+    init(id: DomainID) {
+        self.init(id: id, location: nil, locationError: nil)
+    }
+
     init(id: DomainID, location: FileLocation?, locationError: PrefsStoreError?) {
         self.id = id
         self.location = location

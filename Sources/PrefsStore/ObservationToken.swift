@@ -16,7 +16,8 @@ public final class ObservationToken: Sendable {
         cancel()
     }
 
-    /// Stops the observation; no call of the handler starts after this returns. Cancelling twice is harmless.
+    /// Stops the observation: later batches are not delivered (one another thread is delivering may still finish).
+    /// Cancelling twice is harmless.
     public func cancel() {
         if flag.cancel() { store.removeObserver(id) }
     }

@@ -58,6 +58,8 @@ extension PreferencesStore {
             if let slot = state.withLock({ $0.slots[domain] }) { return (slot, false) }
             var loaded: DomainState
             do throws(PrefsStoreError) {
+                // An in-memory domain has no file: it starts empty and is never read back.
+                if isInMemory { return state.withLock { ($0.install(DomainState(id: domain)), false) } }
                 let location = try paths.location(of: domain)
                 loaded = DomainState(id: domain, location: location, locationError: nil)
                 loaded.adopt(DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits))
@@ -136,10 +138,20 @@ extension PreferencesStore {
     /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled.
     func flush(slot: Int, _ work: inout FileWorkState) throws(PrefsStoreError) {
         guard let plan = state.withLock({ $0.takeFlushPlan(slot: slot) }) else { return }
-        do {
-            let (written, identity) = try write(plan)
+        if isInMemory {
+            // Memory is the storage: the changes count as written.
+            var written = plan.replacement?.values ?? plan.knownDisk
+            for (key, change) in plan.pending { written[key] = change.value }
             state.withLock { state in
-                state.completeFlush(plan, written: written, identity: identity)
+                state.completeFlush(plan, written: written, identity: nil, readOtherWriters: false)
+                _ = state.endBatch()
+            }
+            return
+        }
+        do {
+            let (written, identity, readOtherWriters) = try write(plan)
+            state.withLock { state in
+                state.completeFlush(plan, written: written, identity: identity, readOtherWriters: readOtherWriters)
                 _ = state.endBatch()
             }
         } catch {
@@ -152,8 +164,11 @@ extension PreferencesStore {
     }
 
     /// The file work of one write, under the domain's lock: merge with the file as it is now, then replace it.
-    /// - Returns: What the file holds afterwards, and its identity (`nil` when there is no file).
-    private func write(_ plan: StoreState.FlushPlan) throws(PrefsStoreError) -> ([String: PlistValue], FileIdentity?) {
+    /// - Returns: What the file holds afterwards, its identity (`nil` when there is no file), and whether the file
+    ///   had to be read again because it was not the version the store knew (so other writers' changes are in).
+    private func write(
+        _ plan: StoreState.FlushPlan
+    ) throws(PrefsStoreError) -> (written: [String: PlistValue], identity: FileIdentity?, readOtherWriters: Bool) {
         let id = plan.id
         let location = try paths.location(of: id)
         let lockLocation = try paths.lockLocation(of: id)
@@ -179,6 +194,8 @@ extension PreferencesStore {
                 .ioFailure, "cannot examine the file of domain \(id)", path: location.path, cause: error)
         }
         var setAside = false
+        // The file is the version the store knows (or there is none, as the store knows): nothing to merge.
+        let isKnownVersion = currentIdentity == plan.knownIdentity && plan.knownIssue == nil
         if let identity = currentIdentity {
             if identity == plan.knownIdentity, plan.knownIssue == nil {
                 onDisk = plan.knownDisk
@@ -201,18 +218,22 @@ extension PreferencesStore {
 
         var result = plan.replacement?.values ?? onDisk
         for (key, change) in plan.pending { result[key] = change.value }
-        if result == onDisk && !setAside { return (onDisk, currentIdentity) }
+        // Only the changed keys can differ, unless the whole domain was replaced.
+        let unchanged =
+            plan.replacement == nil
+            ? plan.pending.allSatisfy { onDisk[$0.key] == $0.value.value } : result == onDisk
+        if unchanged && !setAside { return (onDisk, currentIdentity, !isKnownVersion) }
         do {
             if result.isEmpty {
                 try FileSystem.removeFile(location)
                 writes.add(1, ordering: .relaxed)
-                return ([:], nil)
+                return ([:], nil, !isKnownVersion)
             }
             let bytes = try encode(result, domain: id, path: location.path)
             let identity = try FileSystem.writeAtomically(
                 bytes, to: location, temporaryName: DomainFile.temporaryName(for: location))
             writes.add(1, ordering: .relaxed)
-            return (result, identity)
+            return (result, identity, !isKnownVersion)
         } catch let error as SystemCallError {
             throw PrefsStoreError(.ioFailure, "cannot write domain \(id)", path: location.path, cause: error)
         } catch let error as PrefsStoreError {

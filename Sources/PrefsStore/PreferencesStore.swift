@@ -24,6 +24,8 @@ public final class PreferencesStore: Sendable {
     /// Serialises file work (loading, reloading, writing); taken before ``state``, never after it.
     let fileWork = Mutex<FileWorkState>(FileWorkState())
     let worker: StoreWorker?
+    /// Whether the store keeps its domains in memory only (``inMemory(configuration:)``).
+    public let isInMemory: Bool
     /// How many times the store replaced or removed a domain file.
     let writes = Atomic<Int>(0)
     /// Counts released effective views, whose links are dropped the next time a view is created.
@@ -39,11 +41,17 @@ public final class PreferencesStore: Sendable {
         self.init(paths: paths, configuration: configuration, codec: .standard)
     }
 
-    init(paths: StorePaths, configuration: StoreConfiguration, codec: StoreCodec) {
+    init(paths: StorePaths, configuration: StoreConfiguration, codec: StoreCodec, isInMemory: Bool = false) {
         self.paths = paths
         self.configuration = configuration
         self.codec = codec
+        self.isInMemory = isInMemory
         self.state = Mutex(StoreState(flushDelay: configuration.flushDelay))
+        if isInMemory {
+            // Nothing to write or watch: no thread, no descriptors, no exit handler.
+            self.worker = nil
+            return
+        }
         let worker = StoreWorker.start(paths: paths, watchesFiles: configuration.watchesFiles)
         self.worker = worker.worker
         if let problem = worker.problem {
@@ -120,7 +128,7 @@ public final class PreferencesStore: Sendable {
             case .forced: paths.forcedDirectory
             case .shipped: paths.shippedDirectory
             }
-        if let directory {
+        if let directory, !isInMemory {
             do {
                 for fileName in try FileSystem.directoryEntries(directory) {
                     if let id = paths.domain(forFileName: fileName, scope: scope) { names.insert(id.name) }

@@ -164,6 +164,13 @@ struct StoreState {
         replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
     }
 
+    /// Sets what a domain's storage holds (an in-memory store's contents), keeping this process's unwritten changes
+    /// on top, as a re-read file does.
+    mutating func applyStoredValues(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) {
+        domains[slot].disk = values
+        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
+    }
+
     /// Sets a domain's values and records an event for every key that differs.
     private mutating func replaceValues(slot: Int, with newValues: [String: PlistValue], origin: ChangeOrigin) {
         let oldValues = domains[slot].values
@@ -256,7 +263,13 @@ struct StoreState {
     }
 
     /// Records a finished write: the file now holds `written`; changes made meanwhile stay pending.
-    mutating func completeFlush(_ plan: FlushPlan, written: [String: PlistValue], identity: FileIdentity?) {
+    ///
+    /// `readOtherWriters` says whether the write started from a new reading of the file. When it did not, the file
+    /// holds what the store knew plus this store's changes, which is what reads already see: the values need no
+    /// update, which spares large domains a comparison of every key.
+    mutating func completeFlush(
+        _ plan: FlushPlan, written: [String: PlistValue], identity: FileIdentity?, readOtherWriters: Bool
+    ) {
         let slot = plan.slot
         domains[slot].disk = written
         domains[slot].identity = identity
@@ -271,7 +284,7 @@ struct StoreState {
         domains[slot].failedFlushes = 0
         domains[slot].flushError = nil
         // Whatever differs now came from other writers, merged in under the lock.
-        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: .external)
+        if readOtherWriters { replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: .external) }
     }
 
     /// Puts a plan back after its write failed, so its changes are written later.

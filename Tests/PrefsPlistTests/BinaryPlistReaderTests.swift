@@ -439,6 +439,31 @@ func binaryReadError(_ bytes: [UInt8], limits: PlistLimits = .default) throws ->
         #expect(try binaryReadError(nested(defaultDepth + 1).bytes).code == .limitExceeded)
     }
 
+    @Test func nestingIsBoundedByTheLimitNotTheCallStack() throws {
+        // Containers are decoded on a heap stack, so a raised limit admits deep files.
+        let levels = 5000
+        var objects = (0..<levels).map { level in [0xA1] + HandBuiltPlist.bigEndian(UInt64(level + 1), size: 2) }
+        objects.append([0x51, 0x78])
+        var plist = HandBuiltPlist(objects)
+        plist.referenceSize = 2
+        plist.offsetSize = 2
+        let limits = PlistLimits(maxInputBytes: 1 << 20, maxDepth: levels, maxObjectCount: 1 << 20)
+        var value = try readBinary(plist.bytes, limits: limits)
+        var depth = 0
+        var chain: [PlistValue] = []  // emptied outermost first below, so no release recurses deeply
+        while case .array(let elements) = value, elements.count == 1 {
+            chain.append(value)
+            value = elements[0]
+            depth += 1
+        }
+        #expect(depth == levels)
+        #expect(value == "x")
+        let tooDeep = PlistLimits(maxInputBytes: 1 << 20, maxDepth: levels - 1, maxObjectCount: 1 << 20)
+        #expect(try binaryReadError(plist.bytes, limits: tooDeep).code == .limitExceeded)
+        chain.reverse()
+        while !chain.isEmpty { chain.removeLast() }
+    }
+
     @Test func reusedSubtreeIsCheckedAgainstTheDepthWhereItIsReused() throws {
         // Object 1 is a chain of three arrays; the root holds it directly and again under two more
         // arrays, so the tree is six deep although object 1 was first decoded only four deep.

@@ -73,6 +73,8 @@ import Testing
         store.register(defaults: ["r": true])
         store.register(defaults: ["k": "registered"])  // shadowed
         try store.set(nil, forKey: "k", in: app)  // reveals the global value
+        // Events are delivered off the writing thread: wait for the fourth before judging them all.
+        #expect(eventually { recorder.events.count >= 4 })
         #expect(recorder.events.map(\.key) == ["k", "k", "r", "k"])
         #expect(recorder.events.map(\.oldValue) == [nil, "global", nil, "app"])
         #expect(recorder.events.map(\.newValue) == ["global", "app", true, "global 2"])
@@ -188,6 +190,8 @@ import Testing
         #expect(store.value(forKey: "a", in: app) == 1)
         #expect(unlink(try fixture.path(app)) == 0)
         #expect(eventually { store.value(forKey: "a", in: app) == nil })
+        // The value changes before the event is delivered (off this thread): wait for the event itself.
+        #expect(eventually { !recorder.events.isEmpty })
         #expect(recorder.events.map(\.oldValue) == [1])
         _ = token
     }

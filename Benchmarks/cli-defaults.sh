@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Whole-process benchmark: `defaults read`/`write` against `dconf read`/`write` (Debian dconf-cli), measured in one
+# run with hyperfine, each tool on its own private store: defaults on files in a temporary PREFERENCES_HOME, dconf
+# through dconf-service on a private D-Bus session bus.
+#
+#   Benchmarks/cli-defaults.sh [hyperfine options, e.g. --runs 300]
+#
+# Targets (issue 4): `defaults read D k` <= `dconf read /D/k`, `defaults write D k v` <= 0.5 x `dconf write /D/k v`,
+# judged on the medians, which other load on the machine disturbs least; the means are printed too.
+# Both tools are also measured writing a value that differs from the stored one (each run is prepared by writing
+# another value first), so that every measured write really replaces the file.
+# Needs: swift, hyperfine, dconf-cli, dbus, python3 (scripts/install-deps.sh --bench installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in swift hyperfine dconf dbus-run-session python3; do
+    command -v "$tool" >/dev/null || { echo "error: $tool is missing; run scripts/install-deps.sh --bench" >&2; exit 1; }
+done
+
+# A fully static executable: no dynamic loading or relocation at start-up (see docs/DEFAULTS.md).
+build=(swift build -c release --static-swift-stdlib -Xswiftc -static-executable
+    -Xlinker -licuuc -Xlinker -licudata -Xlinker -lz -Xlinker -llzma -Xlinker -lstdc++ -Xlinker -lm
+    --product defaults --scratch-path .build-static)
+echo "Building: ${build[*]}" >&2
+"${build[@]}" >&2 2> >(grep -v "statically linked applications requires at runtime" >&2)
+defaults="$("${build[@]}" --show-bin-path 2>/dev/null)/defaults"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/cli-defaults.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home" "$work/runtime"
+chmod 700 "$work/runtime"
+export PREFERENCES_HOME="$work/prefs" PREFERENCES_SYSTEM_DIR="$work/system" PREFERENCES_DOMAINS_DIR="$work/domains"
+export PREFSD_SOCKET="$work/prefsd.socket" HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
+export XDG_RUNTIME_DIR="$work/runtime" DEFAULTS="$defaults" WORK="$work" HYPERFINE_OPTIONS="$*"
+
+# Runs inside the private session bus; dconf-service is started by the bus on the first write.
+cat > "$work/run.sh" <<'SCRIPT'
+set -euo pipefail
+# The same 50 string keys in each store, so that both read and rewrite a realistic small domain.
+for i in $(seq 1 50); do
+    "$DEFAULTS" write com.example.Bench "Key$i" "value$i"
+    dconf write "/com/example/bench/key$i" "'value$i'"
+done
+read -r -a extra <<< "$HYPERFINE_OPTIONS"
+options=(-N --warmup 5 --style basic "${extra[@]}")
+hyperfine "${options[@]}" --export-json "$WORK/read.json" \
+    -n "defaults read" "$DEFAULTS read com.example.Bench Key7" \
+    -n "dconf read" "dconf read /com/example/bench/key7"
+hyperfine "${options[@]}" --export-json "$WORK/write.json" \
+    -n "defaults write" "$DEFAULTS write com.example.Bench Key7 dark" \
+    -n "dconf write" "dconf write /com/example/bench/key7 \"'dark'\""
+hyperfine "${options[@]}" --export-json "$WORK/change.json" \
+    --prepare "$DEFAULTS write com.example.Bench Key7 light" \
+    -n "defaults write (changed value)" "$DEFAULTS write com.example.Bench Key7 dark" \
+    --prepare "dconf write /com/example/bench/key7 \"'light'\"" \
+    -n "dconf write (changed value)" "dconf write /com/example/bench/key7 \"'dark'\""
+SCRIPT
+dbus-run-session -- bash "$work/run.sh" 2> >(grep -v "dbus-daemon" >&2)
+
+python3 - "$work" <<'EOF'
+import json, sys
+work = sys.argv[1]
+def results(name):
+    return json.load(open(f"{work}/{name}.json"))["results"]
+def cell(r):
+    return (f"{r['mean'] * 1000:.2f} ± {r['stddev'] * 1000:.2f} | {r['median'] * 1000:.2f} | {r['min'] * 1000:.2f} "
+            f"| {(r['user'] + r['system']) * 1000:.2f}")
+print()
+print("Times in ms: mean ± σ | median | min | CPU (user + system). The ratio is defaults / dconf, of the medians")
+print("(robust to other load on the machine) and of the means.")
+print()
+print("| operation | tool | mean ± σ | median | min | CPU | ratio (median, mean) | target |")
+print("|---|---|---|---|---|---|---|---|")
+for name, label, target in [("read", "read D k", 1.0), ("write", "write D k v", 0.5),
+                            ("change", "write D k v, changed value", None)]:
+    ours, theirs = results(name)
+    median, mean = ours["median"] / theirs["median"], ours["mean"] / theirs["mean"]
+    verdict = "" if target is None else ("met" if median <= target else "missed") + f" (<= {target})"
+    print(f"| {label} | defaults | {cell(ours)} | {median:.2f}, {mean:.2f} | {verdict} |")
+    print(f"| | dconf | {cell(theirs)} | | |")
+EOF

@@ -1,0 +1,60 @@
+import Logging
+import PrefsPlist
+import PrefsStore
+import ServiceLifecycle
+
+extension CommandRunner {
+    /// `explain [-suite <domain>]... <domain> <key>`: the effective value and where it comes from.
+    /// - Returns: 0 when a layer holds the key, 1 when none does.
+    func explain(
+        _ key: String, domain: DomainSelector, suites: [DomainSelector], host: HostSelector
+    ) throws(DefaultsError) -> Int32 {
+        func name(_ selector: DomainSelector) throws(DefaultsError) -> DomainName {
+            let target = try target(selector, host)
+            guard !target.isFile else {
+                throw DefaultsError(
+                    .invalidArgument,
+                    "defaults: explain searches the layers of a domain name, not a file (\(target.displayName))")
+            }
+            return target.id.name
+        }
+        let searchList = SearchList(domain: try name(domain), suites: try suites.map(name))
+        let paths = environment.userPaths(machineID: try environment.machineID(for: host))
+        return try withStorage(paths) { storage throws(DefaultsError) in
+            let explanation = try storage.explain(key, in: searchList)
+            try console.writeOutput(explanation.text)
+            return explanation.winner == nil ? 1 : 0
+        }
+    }
+
+    /// `watch [<domain> [<key>]]`: one line per change until SIGINT or SIGTERM, which end it with status 0.
+    func watch(_ domain: DomainSelector?, key: String?, host: HostSelector) async throws(DefaultsError) {
+        let scope: DomainScope = host == .any ? .user : .byHost
+        var target: DomainTarget?
+        if let domain { target = try self.target(domain, host) }
+        let paths: StorePaths
+        if let target {
+            paths = target.paths
+        } else {
+            paths = environment.userPaths(machineID: try environment.machineID(for: host))
+        }
+        let storage = openStorage(paths, true)
+        let service = WatchService(
+            storage: storage, console: console,
+            // Lines name a domain as `domains` lists it (NSGlobalDomain), or a file as given.
+            subject: target.map { .domain($0.id, label: $0.isFile ? $0.displayName : $0.id.name.rawValue, key: key) }
+                ?? .everyDomain(scope))
+        try service.start()
+        // The group's own log lines are not for the terminal of a command-line tool.
+        let logger = Logger(label: "defaults.watch") { _ in SwiftLogNoOpLogHandler() }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            throw DefaultsError(.io, "defaults: watch stopped: \(error)")
+        }
+        printWarnings(storage.takeWarnings(), except: nil)
+    }
+}

@@ -1,0 +1,228 @@
+import PrefsPlist
+import PrefsStore
+import Synchronization
+
+/// Runs one `defaults` command line: parses it, opens the storage it needs, and prints what macOS prints.
+struct CommandRunner: Sendable {
+    /// Opens the storage for a set of directories; `watchesFiles` is true for `watch`.
+    typealias StorageOpener = @Sendable (_ paths: StorePaths, _ watchesFiles: Bool) -> any DefaultsStorage
+
+    /// Standard output, standard error and standard input.
+    let console: any Console
+    /// The variables, machine id, working directory and host name.
+    let environment: DefaultsEnvironment
+    /// How storage is opened: on the files directly by default.
+    let openStorage: StorageOpener
+
+    /// Creates a runner.
+    ///
+    /// The default opener works on the files directly. A `prefsd` client conforming to ``DefaultsStorage`` plugs in
+    /// here: the opener returns it for the user's directories when the daemon's socket answers, and
+    /// ``StoreStorage`` otherwise (and always for a domain given as a file path).
+    /// - Parameters:
+    ///   - console: Where output goes.
+    ///   - environment: The process's environment, or a test's.
+    ///   - openStorage: How storage is opened; by default ``StoreStorage`` on the files.
+    init(
+        console: any Console, environment: DefaultsEnvironment,
+        openStorage: @escaping StorageOpener = { paths, watches in StoreStorage(paths: paths, watchesFiles: watches) }
+    ) {
+        self.console = console
+        self.environment = environment
+        self.openStorage = openStorage
+    }
+
+    /// Runs a command line and returns the exit status: 0, 1 for a failure, 255 for a usage error.
+    /// - Parameter arguments: The arguments, without the program name.
+    func run(_ arguments: [String]) async -> Int32 {
+        do {
+            return await run(try Invocation.parse(arguments))
+        } catch {
+            report(error)
+            return error.exitStatus
+        }
+    }
+
+    /// Runs a parsed command line and returns the exit status.
+    func run(_ invocation: Invocation) async -> Int32 {
+        guard case .watch(let domain, let key) = invocation.command else { return runSynchronously(invocation) }
+        do {
+            try await watch(domain, key: key, host: invocation.host)
+            return 0
+        } catch {
+            report(error)
+            return error.exitStatus
+        }
+    }
+
+    /// Runs a command line on this thread, so that a one-shot `read` or `write` never starts Swift concurrency's
+    /// threads; `watch` runs in a task while this thread waits.
+    func runBlocking(_ arguments: [String]) -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation.parse(arguments)
+        } catch {
+            report(error)
+            return error.exitStatus
+        }
+        guard case .watch = invocation.command else { return runSynchronously(invocation) }
+        let status = Mutex<Int32>(0)
+        let finished = SystemCalls.Semaphore()
+        Task.detached { [self] in
+            let result = await run(invocation)
+            status.withLock { $0 = result }
+            finished.signal()
+        }
+        finished.wait()
+        return status.withLock { $0 }
+    }
+
+    /// Runs a command other than `watch` on this thread and reports its error.
+    private func runSynchronously(_ invocation: Invocation) -> Int32 {
+        do {
+            return try executeSynchronously(invocation)
+        } catch {
+            report(error)
+            return error.exitStatus
+        }
+    }
+
+    /// Writes an error: for a usage error, the usage text to standard output first, as macOS does.
+    func report(_ error: DefaultsError) {
+        if error.code == .usage { try? console.writeOutput(HelpText.text) }
+        console.writeError(error.message)
+    }
+
+    /// Runs a parsed command other than `watch` on this thread.
+    /// - Returns: The exit status of a command that completed (`explain` of a key no layer holds returns 1).
+    func executeSynchronously(_ invocation: Invocation) throws(DefaultsError) -> Int32 {
+        let host = invocation.host
+        switch invocation.command {
+        case .help:
+            try console.writeOutput(HelpText.text)
+        case .printHostIdentifier:
+            guard let machineID = environment.machineID else {
+                throw DefaultsError(.storage, "defaults: this machine has no machine id (/etc/machine-id)")
+            }
+            try console.writeOutput(machineID + "\n")
+        case .domains:
+            try listDomains(host: host)
+        case .readAll(let format):
+            try readAll(host: host, format: format)
+        case .read(let domain, let key, let format):
+            try read(try target(domain, host), key: key, format: format)
+        case .readType(let domain, let key):
+            try readType(try target(domain, host), key: key)
+        case .replaceDomain(let domain, let representation):
+            try replaceDomain(try target(domain, host), representation: representation)
+        case .write(let domain, let assignments):
+            try write(assignments, to: try target(domain, host))
+        case .rename(let domain, let old, let new):
+            try rename(old, to: new, in: try target(domain, host))
+        case .delete(let domain, let key):
+            try delete(key, from: try target(domain, host))
+        case .importDomain(let domain, let source):
+            let target = try target(domain, host)
+            guard let source else { throw DefaultsError(.invalidArgument, "\nNeed a path to read from\n") }
+            try importDomain(target, from: source)
+        case .exportDomain(let domain, let destination, let format):
+            let target = try target(domain, host)
+            guard let destination else { throw DefaultsError(.invalidArgument, "\nNeed a path to write to\n") }
+            try exportDomain(target, to: destination, format: format)
+        case .find(let word):
+            try find(word, host: host)
+        case .watch:
+            // run(_:) and runBlocking(_:) send watch to its service and never here.
+            throw DefaultsError(.unsupported, "defaults: watch needs the asynchronous runner")
+        case .explain(let domain, let key, let suites):
+            return try explain(key, domain: domain, suites: suites, host: host)
+        case .completion(let shell):
+            try console.writeOutput(CompletionScript.text(for: shell))
+        case .manualPage:
+            try console.writeOutput(ManualPage.text)
+        case .completeDomains:
+            try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
+                let names = try storage.domainNames(in: scope)
+                try console.writeOutput(names.map { $0.rawValue + "\n" }.joined())
+            }
+        case .completeKeys(let domain):
+            let target = try target(domain, host)
+            try withStorage(target.paths) { storage throws(DefaultsError) in
+                let keys = (try storage.values(of: target.id) ?? [:]).keys.sorted()
+                try console.writeOutput(keys.map { $0 + "\n" }.joined())
+            }
+        }
+        return 0
+    }
+
+    // MARK: Helpers shared by the verbs
+
+    /// Resolves a domain argument.
+    func target(_ selector: DomainSelector, _ host: HostSelector) throws(DefaultsError) -> DomainTarget {
+        try DomainTarget.resolve(selector, host: host, in: environment)
+    }
+
+    /// Opens storage, runs `body`, and prints the warnings the storage collected (leaving out those about the file
+    /// an error already names).
+    func withStorage<Result>(
+        _ paths: StorePaths, watchesFiles: Bool = false,
+        _ body: (any DefaultsStorage) throws(DefaultsError) -> Result
+    ) throws(DefaultsError) -> Result {
+        let storage = openStorage(paths, watchesFiles)
+        do {
+            let result = try body(storage)
+            printWarnings(storage.takeWarnings(), except: nil)
+            return result
+        } catch {
+            printWarnings(storage.takeWarnings(), except: error.path)
+            throw error
+        }
+    }
+
+    /// Opens the user's storage for a host option (for the verbs without a domain); the scope is `.byHost` with a
+    /// host option, else `.user`.
+    func withUserStorage<Result>(
+        host: HostSelector, _ body: (any DefaultsStorage, DomainScope) throws(DefaultsError) -> Result
+    ) throws(DefaultsError) -> Result {
+        let paths = environment.userPaths(machineID: try environment.machineID(for: host))
+        return try withStorage(paths) { storage throws(DefaultsError) in
+            try body(storage, host == .any ? .user : .byHost)
+        }
+    }
+
+    /// Prints warnings to standard error.
+    func printWarnings(_ warnings: [DefaultsError], except path: String?) {
+        for warning in warnings where path == nil || warning.path != path {
+            console.writeError(warning.message)
+        }
+    }
+
+    /// Makes the command's changes durable before it exits.
+    /// - Parameter failure: macOS's first line when the write fails, such as `Could not write domain D; exiting`.
+    /// - Throws: ``DefaultsError`` with that line and the reason on the next.
+    func synchronize(_ storage: any DefaultsStorage, failure: String) throws(DefaultsError) {
+        do {
+            try storage.synchronize()
+        } catch {
+            throw DefaultsError(error.code, failure + "\n" + error.message, path: error.path, cause: error.cause)
+        }
+    }
+
+    /// A value printed as `read` prints it, or in a `-format`.
+    /// - Parameter what: The value's name in an error message (`domain com.example.App`).
+    func output(_ value: PlistValue, format: OutputFormat?, what: String) throws(DefaultsError) {
+        guard let format else {
+            try console.writeOutput(value.defaultsDescription + "\n")
+            return
+        }
+        do {
+            try console.writeOutput(try format.encode(value))
+        } catch let error as DefaultsError {
+            throw error
+        } catch {
+            throw DefaultsError(
+                .invalidValue, "defaults: cannot print \(what) as \(format.rawValue): \(error)",
+                cause: error as? PlistError)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// Where a command's output goes and its standard input comes from: the process's streams, or a buffer in tests.
+protocol Console: Sendable {
+    /// Writes bytes to standard output.
+    /// - Throws: ``DefaultsError`` with code `.io` when standard output refuses them.
+    func writeOutput(_ bytes: [UInt8]) throws(DefaultsError)
+    /// Writes text to standard error; failures are ignored, as there is nowhere left to report them.
+    func writeError(_ text: String)
+    /// Reads standard input to its end.
+    /// - Throws: ``DefaultsError`` with code `.io` when it cannot be read.
+    func readInput() throws(DefaultsError) -> [UInt8]
+}
+
+extension Console {
+    /// Writes text to standard output.
+    func writeOutput(_ text: String) throws(DefaultsError) {
+        try writeOutput(Array(text.utf8))
+    }
+}
+
+/// The process's own standard streams, written without buffering so that `watch` lines appear at once.
+struct ProcessConsole: Console {
+    func writeOutput(_ bytes: [UInt8]) throws(DefaultsError) {
+        do {
+            try SystemCalls.writeStandardOutput(bytes)
+        } catch {
+            throw DefaultsError(.io, "defaults: cannot write to standard output: \(error)", cause: error)
+        }
+    }
+
+    func writeError(_ text: String) {
+        try? SystemCalls.writeStandardError(Array(text.utf8))
+    }
+
+    func readInput() throws(DefaultsError) -> [UInt8] {
+        do {
+            return try SystemCalls.readStandardInput()
+        } catch {
+            throw DefaultsError(.io, "defaults: \(error)", cause: error)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// The `defaults` command line: macOS `defaults(1)` for Preferences for Linux, with `watch`, `explain`, `-format`,
+/// key paths, batch writes, shell completions and a manual page on top.
+///
+/// The executable is one line: `DefaultsCommand.main(arguments: …)`. Everything else (parsing, the verbs, the
+/// output) lives in this library so that tests can run it in-process.
+public enum DefaultsCommand {
+    /// Runs `defaults` with this process's environment and standard streams, then exits with its status: 0 on
+    /// success, 1 when something does not exist or fails, 255 for a usage error.
+    ///
+    /// Every command runs synchronously on the calling thread, so that a one-shot `read` or `write` never starts
+    /// Swift concurrency's threads; only `watch` runs as a service in a task while this thread waits.
+    /// - Parameter arguments: The command-line arguments, without the program name.
+    public static func main(arguments: [String]) -> Never {
+        let runner = CommandRunner(console: ProcessConsole(), environment: .current())
+        SystemCalls.exitProcess(runner.runBlocking(arguments))
+    }
+}

@@ -1,0 +1,69 @@
+/// The error every part of the `defaults` command throws: what went wrong, the exact text for standard error, and
+/// the exit status.
+///
+/// Messages that macOS `defaults` prints are reproduced byte for byte (without the `NSLog` time stamp), such as
+/// `"\nDomain com.example.App does not exist\n"`; problems macOS has no message for start with `defaults: `.
+struct DefaultsError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure, stable across releases; compare with the static members.
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case usage, notFound, invalidArgument, invalidValue, unsupported, corruptDomain, storage, io
+        }
+        private let base: Base
+
+        /// The command line does not follow the syntax: the usage text goes to standard output, exit status 255.
+        static let usage = Code(base: .usage)
+        /// The domain, key or key path does not exist.
+        static let notFound = Code(base: .notFound)
+        /// An argument is well placed but not acceptable (a domain name with a space, an unknown host).
+        static let invalidArgument = Code(base: .invalidArgument)
+        /// A value cannot be parsed or does not have the type the operation needs.
+        static let invalidValue = Code(base: .invalidValue)
+        /// The operation exists on macOS but not here (`-app`).
+        static let unsupported = Code(base: .unsupported)
+        /// A domain's file is not a property-list dictionary; it is left as it is until a write sets it aside.
+        static let corruptDomain = Code(base: .corruptDomain)
+        /// The preferences could not be read or written; ``DefaultsError/cause`` holds the store's error.
+        static let storage = Code(base: .storage)
+        /// A file or stream other than a domain could not be read or written (`import`, `export`).
+        static let io = Code(base: .io)
+
+        var description: String { base.rawValue }
+    }
+
+    /// The kind of failure.
+    var code: Code
+    /// The exact text written to standard error, newlines included; empty for a usage error without a reason.
+    var message: String
+    /// The domain file involved, when there is one.
+    var path: String?
+    /// The lower-level failure, when there is one.
+    var cause: (any Error & Sendable)?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: The exact text for standard error; a final newline is added when it has none.
+    ///   - path: The domain file involved, if any.
+    ///   - cause: The lower-level failure, if any.
+    init(_ code: Code, _ message: String, path: String? = nil, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message.isEmpty || message.hasSuffix("\n") ? message : message + "\n"
+        self.path = path
+        self.cause = cause
+    }
+
+    /// A usage error: the usage text goes to standard output and, when there is one, the reason to standard error.
+    /// - Parameter reason: What is wrong with the command line, or `nil` (as for `defaults` alone).
+    static func usage(_ reason: String?) -> DefaultsError {
+        DefaultsError(.usage, reason.map { "defaults: \($0)" } ?? "")
+    }
+
+    /// The exit status: 255 for a usage error (as macOS `defaults` exits with -1), 1 for every other failure.
+    var exitStatus: Int32 { code == .usage ? 255 : 1 }
+
+    /// The message without its final newline.
+    var description: String {
+        message.hasSuffix("\n") ? String(message.dropLast()) : message
+    }
+}

@@ -1,0 +1,157 @@
+extension Invocation {
+    /// The words that ask for help besides the `help` verb (an extension: macOS prints the usage text and fails).
+    static let helpOptions: Set<String> = ["--help", "-help", "-h"]
+
+    /// Parses a command line as macOS `defaults` does: an optional `-currentHost` or `-host <name>`, a verb
+    /// (matched without regard to case), then the verb's arguments.
+    ///
+    /// Problems that macOS reports with its usage text are thrown as usage errors with a reason; problems macOS
+    /// reports in its own words (`Unexpected argument …`, `Could not parse: …`) are thrown with those words.
+    /// - Parameter arguments: The arguments, without the program name.
+    /// - Throws: ``DefaultsError``.
+    static func parse(_ arguments: [String]) throws(DefaultsError) -> Invocation {
+        guard !arguments.isEmpty else { throw .usage(nil) }
+        var reader = ArgumentReader(arguments)
+        let host: HostSelector
+        switch arguments[0] {
+        case "-currentHost":
+            reader.cursor = 1
+            host = .current
+        case "-host":
+            guard arguments.count > 1 else { throw .usage("-host needs a host name") }
+            reader.cursor = 2
+            host = .named(arguments[1])
+        default:
+            host = .any
+        }
+        guard let verbText = reader.next() else { throw .usage("a command is missing") }
+        if helpOptions.contains(verbText) { return Invocation(host: host, command: .help) }
+        guard let verb = Verb.named(verbText) else { throw .usage("unknown command '\(verbText)'") }
+        return Invocation(host: host, command: try parseArguments(of: verb, &reader))
+    }
+
+    private static func parseArguments(of verb: Verb, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+        switch verb.name {
+        case "help":
+            return .help
+        case "printhostidentifier":
+            try reader.expectEnd()
+            return .printHostIdentifier
+        case "domains":
+            try reader.expectEnd()
+            return .domains
+        case "read":
+            let format = try reader.formatOption()
+            if reader.isAtEnd { return .readAll(format: format) }
+            let domain = try reader.domain()
+            let key = try reader.key(required: false)
+            try reader.expectEnd()
+            return .read(domain, key: key, format: format)
+        case "read-type":
+            let domain = try reader.domain()
+            guard let key = try reader.key(required: true) else { throw .usage("a key is missing") }
+            try reader.expectEnd()
+            return .readType(domain, key: key)
+        case "write":
+            return try parseWrite(&reader)
+        case "rename":
+            let domain = try reader.domain()
+            guard let old = reader.next(), let new = reader.next() else {
+                throw .usage("rename needs the old key and the new key")
+            }
+            try reader.expectEnd()
+            return .rename(domain, from: old, to: new)
+        case "delete":
+            let domain = try reader.domain()
+            let key = try reader.key(required: false)
+            try reader.expectEnd()
+            return .delete(domain, key: key)
+        case "import":
+            let domain = try reader.domain()
+            let source = reader.next()
+            try reader.expectEnd()
+            return .importDomain(domain, source: source)
+        case "export":
+            let format = try reader.formatOption()
+            let domain = try reader.domain()
+            let destination = reader.next()
+            try reader.expectEnd()
+            return .exportDomain(domain, destination: destination, format: format)
+        case "find":
+            guard let word = reader.next() else { throw .usage("find needs a word") }
+            try reader.expectEnd()
+            return .find(word)
+        default:
+            return try parseExtension(verb, &reader)
+        }
+    }
+
+    /// `write <domain> <domain_rep>`, or key/value pairs separated by `--`.
+    private static func parseWrite(_ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+        let domain = try reader.domain()
+        switch reader.remaining {
+        case 0: throw .usage("write needs a key and a value, or a dictionary")
+        case 1: return .replaceDomain(domain, representation: reader.next()!)
+        default: break
+        }
+        var assignments: [KeyAssignment] = []
+        while true {
+            guard let key = try reader.key(required: true) else { throw .usage("a key is missing") }
+            guard !reader.isAtEnd else { throw .usage("the value for key \(key) is missing") }
+            let (value, mode) = try ValueParser.parseValue(
+                reader.arguments, cursor: &reader.cursor, allowsContainers: true)
+            assignments.append(KeyAssignment(key: key, value: value, mode: mode))
+            guard let next = reader.peek() else { return .write(domain, assignments) }
+            guard next == ValueParser.pairSeparator, reader.remaining > 1 else {
+                throw DefaultsError(.invalidArgument, "Unexpected argument \(next); leaving defaults unchanged.")
+            }
+            reader.cursor += 1
+        }
+    }
+
+    private static func parseExtension(_ verb: Verb, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+        switch verb.name {
+        case "watch":
+            if reader.isAtEnd { return .watch(nil, key: nil) }
+            let domain = try reader.domain()
+            let key = reader.next()
+            if key == KeyPath.optionName { throw .usage("watch takes a key, not a key path") }
+            try reader.expectEnd()
+            return .watch(domain, key: key)
+        case "explain":
+            var suites: [DomainSelector] = []
+            while reader.peek() == "-suite" {
+                reader.cursor += 1
+                guard !reader.isAtEnd else { throw .usage("-suite needs a domain") }
+                suites.append(try reader.domain())
+            }
+            let domain = try reader.domain()
+            guard let key = reader.next() else { throw .usage("explain needs a domain and a key") }
+            try reader.expectEnd()
+            return .explain(domain, key: key, suites: suites)
+        case "completion":
+            guard let name = reader.next(), let shell = Shell(rawValue: name) else {
+                throw .usage("completion takes bash, zsh or fish")
+            }
+            try reader.expectEnd()
+            return .completion(shell)
+        case "man":
+            try reader.expectEnd()
+            return .manualPage
+        case "__complete":
+            switch reader.next() {
+            case "domains":
+                try reader.expectEnd()
+                return .completeDomains
+            case "keys":
+                let domain = try reader.domain()
+                try reader.expectEnd()
+                return .completeKeys(domain)
+            default:
+                throw .usage("__complete takes domains, or keys and a domain")
+            }
+        default:
+            throw .usage("unknown command '\(verb.name)'")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import PrefsPlist
+
+/// A parsed command line: the host option and the command with its arguments.
+struct Invocation: Sendable, Equatable {
+    /// One command and its arguments.
+    enum Command: Sendable, Equatable {
+        /// `help`, `--help`, `-h`: the help text on standard output, exit status 0.
+        case help
+        /// `printHostIdentifier`: the machine id that names by-host files.
+        case printHostIdentifier
+        /// `domains`.
+        case domains
+        /// `read` without a domain.
+        case readAll(format: OutputFormat?)
+        /// `read <domain> [<key>]`.
+        case read(DomainSelector, key: KeyPath?, format: OutputFormat?)
+        /// `read-type <domain> <key>`.
+        case readType(DomainSelector, key: KeyPath)
+        /// `write <domain> <domain_rep>`: the representation as given, parsed when run.
+        case replaceDomain(DomainSelector, representation: String)
+        /// `write <domain> <key> <value> [-- <key> <value>]...`.
+        case write(DomainSelector, [KeyAssignment])
+        /// `rename <domain> <old_key> <new_key>`.
+        case rename(DomainSelector, from: String, to: String)
+        /// `delete <domain> [<key>]`.
+        case delete(DomainSelector, key: KeyPath?)
+        /// `import <domain> <path | ->`; `nil` when the path is missing (an error macOS reports on its own).
+        case importDomain(DomainSelector, source: String?)
+        /// `export <domain> <path | ->`; `nil` when the path is missing.
+        case exportDomain(DomainSelector, destination: String?, format: OutputFormat?)
+        /// `find <word>`.
+        case find(String)
+        /// `watch [<domain> [<key>]]`.
+        case watch(DomainSelector?, key: String?)
+        /// `explain [-suite <domain>]... <domain> <key>`.
+        case explain(DomainSelector, key: String, suites: [DomainSelector])
+        /// `completion <shell>`.
+        case completion(Shell)
+        /// `man`.
+        case manualPage
+        /// `__complete domains`: domain names for completion, one per line.
+        case completeDomains
+        /// `__complete keys <domain>`: a domain's keys for completion, one per line.
+        case completeKeys(DomainSelector)
+    }
+
+    /// `-currentHost`, `-host <name>`, or neither.
+    var host: HostSelector
+    /// The command.
+    var command: Command
+}

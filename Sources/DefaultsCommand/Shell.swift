@@ -1,0 +1,6 @@
+/// A shell that `defaults completion` writes a script for.
+enum Shell: String, Sendable, Hashable, CaseIterable {
+    case bash
+    case zsh
+    case fish
+}

@@ -1,0 +1,246 @@
+/// One command of `defaults` as data: its names, the synopsis lines of the help text, the manual's paragraph, and
+/// what each argument is, so that the help text, the shell completions and the manual page come from one table
+/// (``Verb/all``).
+struct Verb: Sendable {
+    /// One synopsis line: the arguments as the help text shows them, and what that form does.
+    struct Form: Sendable {
+        /// `read <domain> <key>`.
+        let usage: String
+        /// `shows defaults for given domain, key`.
+        let summary: String
+        /// True for a form macOS `defaults` does not have; the help text lists these separately.
+        let isExtension: Bool
+
+        init(_ usage: String, _ summary: String, isExtension: Bool = false) {
+            self.usage = usage
+            self.summary = summary
+            self.isExtension = isExtension
+        }
+    }
+
+    /// What a positional argument is, for completion.
+    enum Slot: Sendable, Hashable {
+        /// A domain: a name from `defaults domains`, `-g`, `-globalDomain`, `NSGlobalDomain`, or a file path.
+        case domain
+        /// A key of the domain before it.
+        case key
+        /// A `write` value: a typed flag or a property list.
+        case value
+        /// A file path, or `-`.
+        case file
+        /// A shell name for `completion`.
+        case shell
+        /// Free text (the word of `find`, the new name of `rename`).
+        case text
+    }
+
+    /// An option placed between the verb and its positional arguments.
+    struct Option: Sendable {
+        /// `-format`.
+        let name: String
+        /// The completions of its argument, or `nil` for a domain (`-suite`).
+        let values: [String]?
+    }
+
+    /// The name users type; verbs are matched without regard to case, as on macOS.
+    let name: String
+    /// Other names for the same verb (`remove` for `delete`).
+    let aliases: [String]
+    /// The synopsis lines.
+    let forms: [Form]
+    /// Whether macOS's help text puts a blank line after this verb's lines.
+    let isFollowedByBlankLine: Bool
+    /// Options taken between the verb and its arguments.
+    let options: [Option]
+    /// The positional arguments, in order; the last one repeats for `write` values.
+    let slots: [Slot]
+    /// The manual page's description, one paragraph per element.
+    let manual: [String]
+    /// True for verbs macOS does not have.
+    let isExtension: Bool
+    /// True for verbs left out of the help text, the manual and the completions' verb list.
+    let isHidden: Bool
+
+    init(
+        _ name: String, aliases: [String] = [], forms: [Form], blankLineAfter: Bool = false, options: [Option] = [],
+        slots: [Slot] = [], manual: [String], isExtension: Bool = false, isHidden: Bool = false
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.forms = forms
+        self.isFollowedByBlankLine = blankLineAfter
+        self.options = options
+        self.slots = slots
+        self.manual = manual
+        self.isExtension = isExtension
+        self.isHidden = isHidden
+    }
+
+    /// The verb with this name or alias, matched without regard to case.
+    static func named(_ text: String) -> Verb? {
+        let lowered = text.lowercased()
+        return all.first { $0.name == lowered || $0.aliases.contains(lowered) }
+    }
+
+    /// The `-format` option of `read` and `export`.
+    static let formatOption = Option(name: "-format", values: OutputFormat.allCases.map(\.rawValue))
+
+    /// Every verb, in the order of the help text.
+    static let all: [Verb] = [
+        Verb(
+            "read",
+            forms: [
+                Form("read", "shows all defaults"),
+                Form("read <domain>", "shows defaults for given domain"),
+                Form("read <domain> <key>", "shows defaults for given domain, key"),
+                Form("read -format <format> ...", "prints openstep, xml, json or binary", isExtension: true),
+            ],
+            blankLineAfter: true, options: [formatOption], slots: [.domain, .key],
+            manual: [
+                "Without a domain, prints every domain of the user (or of the host, with -currentHost) as one "
+                    + "dictionary keyed by domain name; the global domain is \"Apple Global Domain\".",
+                "With a domain, prints its keys and values in the text macOS prints: dictionaries in braces with "
+                    + "\"key = value;\" lines sorted by key, arrays in parentheses, 4 spaces per level, booleans as "
+                    + "1 and 0, dates as \"2024-05-01 12:30:00 +0000\", data as \"{length = 2, bytes = 0x0fab}\", "
+                    + "and strings quoted unless they are plain letters and digits. With a key, prints its value "
+                    + "alone; a string prints bare.",
+                "-format openstep, xml, json or binary prints the same value as a property list in that format "
+                    + "instead (binary is written to standard output as is).",
+            ]),
+        Verb(
+            "read-type",
+            forms: [Form("read-type <domain> <key>", "shows the type for the given domain, key")],
+            blankLineAfter: true, slots: [.domain, .key],
+            manual: [
+                "Prints \"Type is\" and one of string, integer, float, boolean, date, data, array or dictionary."
+            ]),
+        Verb(
+            "write",
+            forms: [
+                Form("write <domain> <domain_rep>", "writes domain (overwrites existing)"),
+                Form("write <domain> <key> <value>", "writes key for domain"),
+                Form(
+                    "write <domain> <key> <value> -- <key> <value> ...", "writes several keys as one change",
+                    isExtension: true),
+            ],
+            blankLineAfter: true, slots: [.domain, .key, .value],
+            manual: [
+                "With a single property-list argument, which must be a dictionary, replaces the whole domain. "
+                    + "Otherwise sets the key to the value (see VALUES).",
+                "Several key/value pairs separated by -- are written as one change: all or none, one write of "
+                    + "the file and one notification batch. Inside -array and -dict a bare -- ends the list; write "
+                    + "-string -- for a literal --.",
+            ]),
+        Verb(
+            "rename",
+            forms: [Form("rename <domain> <old_key> <new_key>", "renames old_key to new_key")],
+            blankLineAfter: true, slots: [.domain, .key, .text],
+            manual: ["Moves a value to a new key in one change."]),
+        Verb(
+            "delete", aliases: ["remove"],
+            forms: [
+                Form("delete <domain>", "deletes domain"),
+                Form("delete <domain> <key>", "deletes key in domain"),
+            ],
+            blankLineAfter: true, slots: [.domain, .key],
+            manual: [
+                "Without a key, removes every key of the domain and its file. A domain whose file is corrupt is "
+                    + "deleted too: the file is renamed aside to <name>.corrupt-<time>, never lost."
+            ]),
+        Verb(
+            "import",
+            forms: [
+                Form("import <domain> <path to plist>", "writes the plist at path to domain"),
+                Form("import <domain> -", "writes a plist from stdin to domain"),
+            ],
+            slots: [.domain, .file],
+            manual: [
+                "Reads a dictionary in any property-list format (XML, binary, OpenStep, JSON) and sets each of its "
+                    + "keys in the domain, as one change; keys the file does not hold are kept."
+            ]),
+        Verb(
+            "export",
+            forms: [
+                Form("export <domain> <path to plist>", "saves domain as a binary plist to path"),
+                Form("export <domain> -", "writes domain as an xml plist to stdout"),
+                Form(
+                    "export -format <format> <domain> <path | ->", "in openstep, xml, json or binary",
+                    isExtension: true),
+            ],
+            options: [formatOption], slots: [.domain, .file],
+            manual: [
+                "Writes the domain as a binary property list to the path (replaced atomically), or as XML to "
+                    + "standard output for -. -format chooses another format for either."
+            ]),
+        Verb(
+            "domains",
+            forms: [Form("domains", "lists all domains")],
+            manual: [
+                "Prints the names of the user's domains (with -currentHost, the host's), sorted and separated by "
+                    + "\", \", without the global domain."
+            ]),
+        Verb(
+            "find",
+            forms: [Form("find <word>", "lists all entries containing word")],
+            slots: [.text],
+            manual: [
+                "Searches every domain, without regard to case, for the word in domain names, keys and string "
+                    + "values (inside arrays and dictionaries too) and prints the matching keys of each domain."
+            ]),
+        Verb(
+            "help",
+            forms: [Form("help", "print this help")],
+            manual: ["Prints the help text; --help and -h do too."]),
+        Verb(
+            "watch",
+            forms: [Form("watch [<domain> [<key>]]", "prints each change as it happens", isExtension: true)],
+            slots: [.domain, .key],
+            manual: [
+                "Prints one line per change, from any process or a hand edit, until interrupted: \"<domain> <key> = "
+                    + "<value>\" or \"<domain> <key> deleted\", the key and value in read's quoting on one line. "
+                    + "Without a domain, watches every domain, including ones created later. It first says what it "
+                    + "watches on standard error."
+            ],
+            isExtension: true),
+        Verb(
+            "explain",
+            forms: [
+                Form(
+                    "explain [-suite <domain>]... <domain> <key>", "shows where the value comes from",
+                    isExtension: true)
+            ],
+            options: [Option(name: "-suite", values: nil)], slots: [.domain, .key],
+            manual: [
+                "Prints the value an application with this domain (and these suites) reads, the layer and file that "
+                    + "supply it, and every value it shadows, searching forced, by-host, the domain, suites, global, "
+                    + "system and shipped registration layers in order; layers whose file is broken are listed as "
+                    + "skipped. Exits with status 1 when no layer holds the key."
+            ],
+            isExtension: true),
+        Verb(
+            "completion",
+            forms: [Form("completion (bash | zsh | fish)", "prints a shell completion script", isExtension: true)],
+            slots: [.shell],
+            manual: [
+                "Prints a completion script for the shell, generated from the same table as this page. For bash: "
+                    + "defaults completion bash > /etc/bash_completion.d/defaults."
+            ],
+            isExtension: true),
+        Verb(
+            "man",
+            forms: [Form("man", "prints this manual page (roff)", isExtension: true)],
+            manual: ["Prints this manual page in roff: defaults man | man -l -."],
+            isExtension: true),
+        Verb(
+            "printhostidentifier",
+            forms: [Form("printHostIdentifier", "prints the identifier of by-host files")],
+            manual: ["Prints the machine id that names this host's by-host files."],
+            isHidden: true),
+        Verb(
+            "__complete",
+            forms: [Form("__complete (domains | keys <domain>)", "completion candidates, one per line")],
+            slots: [.text, .domain],
+            manual: ["Used by the completion scripts."],
+            isExtension: true, isHidden: true),
+    ]
+}

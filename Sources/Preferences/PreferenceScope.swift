@@ -1,0 +1,39 @@
+import PrefsStore
+
+/// Where a persistent domain's values come from: the user's files, this machine's, or the administrator's and
+/// packages' read-only layers.
+public enum PreferenceScope: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// The user's domain, `<prefs>/<domain>.plist`; what ``Preferences`` writes.
+    case user
+    /// The user's domain for this machine only (`defaults -currentHost`), `<prefs>/ByHost/<domain>.<machine-id>.plist`.
+    case byHost
+    /// The administrator's default for every user, `/etc/preferences/<domain>.plist`.
+    case system
+    /// The administrator's enforced value, `/etc/preferences/forced/<domain>.plist`; no write changes it.
+    case forced
+    /// The registration defaults a package ships, `/usr/share/preferences/domains/<domain>.plist`.
+    case shipped
+
+    /// The name, as `defaults explain` prints it: `user`, `byHost`, `system`, `forced`, `shipped`.
+    public var description: String { rawValue }
+
+    init(_ scope: DomainScope) {
+        switch scope {
+        case .user: self = .user
+        case .byHost: self = .byHost
+        case .system: self = .system
+        case .forced: self = .forced
+        case .shipped: self = .shipped
+        }
+    }
+
+    var storeScope: DomainScope {
+        switch self {
+        case .user: .user
+        case .byHost: .byHost
+        case .system: .system
+        case .forced: .forced
+        case .shipped: .shipped
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import PrefsPlist
+import PrefsStore
+import Synchronization
+
+/// Where ``Preferences`` instances keep their domains, and what they share.
+///
+/// Instances created with the same storage value share one engine: one copy of each domain in memory, one
+/// registration layer (``Preferences/register(defaults:)``), one argument layer and one set of volatile domains, as
+/// `UserDefaults` instances share theirs in a process. ``default`` is one such value; make one value of the others
+/// and pass it to every instance that should share.
+///
+/// - ``default`` and ``environment(flushDelay:diagnostics:)``: the user's Preferences directory and the system
+///   layers, from `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `PREFERENCES_SYSTEM_DIR` and `PREFERENCES_DOMAINS_DIR`
+///   (embedded mode: the files are read and written in this process, with `flock` and inotify keeping several
+///   processes coherent).
+/// - ``directories(preferences:system:domains:machineID:flushDelay:diagnostics:)``: explicit directories, for tests
+///   and containers.
+/// - ``inMemory(diagnostics:)``: no file at all, for an application's own tests.
+public struct PreferencesStorage: Sendable, CustomStringConvertible {
+    /// How the engine is made.
+    enum Kind: Sendable {
+        case files(StorePaths?)
+        case memory
+    }
+
+    /// The shared state behind a storage value: made once, on first use.
+    final class Handle: Sendable {
+        let kind: Kind
+        let flushDelay: Duration
+        let diagnostics: @Sendable (PreferencesError) -> Void
+        private let backend = Mutex<(any PreferencesBackend)?>(nil)
+        /// Volatile domains by name (``Preferences/setVolatileDomain(_:forName:)``): kept, never searched.
+        let volatileDomains = Mutex<[String: [String: PlistValue]]>([:])
+
+        init(kind: Kind, flushDelay: Duration, diagnostics: @escaping @Sendable (PreferencesError) -> Void) {
+            self.kind = kind
+            self.flushDelay = flushDelay
+            self.diagnostics = diagnostics
+        }
+
+        /// The backend, created on first use.
+        func resolvedBackend() -> any PreferencesBackend {
+            backend.withLock { backend in
+                if let backend { return backend }
+                let diagnostics = self.diagnostics
+                let configuration = StoreConfiguration(
+                    flushDelay: flushDelay,
+                    diagnostics: { diagnostic in diagnostics(PreferencesError(diagnostic.error)) })
+                let engine: PreferencesStore
+                switch kind {
+                case .files(let paths?): engine = PreferencesStore(paths: paths, configuration: configuration)
+                case .files(nil):
+                    engine = PreferencesStore(paths: .fromProcessEnvironment(), configuration: configuration)
+                case .memory: engine = PreferencesStore.inMemory(configuration: configuration)
+                }
+                let created = StoreBackend(engine: engine)
+                backend = created
+                return created
+            }
+        }
+    }
+
+    let handle: Handle
+
+    /// The user's preferences as the environment places them; what ``Preferences/standard`` uses.
+    public static let `default` = PreferencesStorage.environment()
+
+    /// The user's preferences as the environment places them: `PREFERENCES_HOME` (else
+    /// `$XDG_CONFIG_HOME/preferences`, else `~/.config/preferences`), `PREFERENCES_SYSTEM_DIR` (else
+    /// `/etc/preferences`) and `PREFERENCES_DOMAINS_DIR` (else `/usr/share/preferences/domains`).
+    /// - Parameters:
+    ///   - flushDelay: How long after a change its domain is written (changes within one delay share a write).
+    ///   - diagnostics: Receives what cannot be reported any other way: a `set` the store refused, a file skipped
+    ///     as corrupt, a background write that failed. By default one line on standard error each.
+    /// - Returns: A new storage value; instances made with it share one engine.
+    public static func environment(
+        flushDelay: Duration = .seconds(1),
+        diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError
+    ) -> PreferencesStorage {
+        PreferencesStorage(handle: Handle(kind: .files(nil), flushDelay: flushDelay, diagnostics: diagnostics))
+    }
+
+    /// Preferences in explicit directories, as for tests and containers.
+    /// - Parameters:
+    ///   - preferences: The user's Preferences directory (created 0700 on first write).
+    ///   - system: The administrator's directory, holding `forced/`; `nil` for none.
+    ///   - domains: The shipped registration defaults; `nil` for none.
+    ///   - machineID: The 32 hexadecimal digits that name by-host files; `nil` reads `/etc/machine-id`.
+    ///   - flushDelay: How long after a change its domain is written.
+    ///   - diagnostics: Receives what cannot be reported any other way; by default, standard error.
+    /// - Returns: A new storage value; instances made with it share one engine.
+    public static func directories(
+        preferences: String, system: String? = nil, domains: String? = nil, machineID: String? = nil,
+        flushDelay: Duration = .seconds(1),
+        diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError
+    ) -> PreferencesStorage {
+        let paths = StorePaths(
+            preferencesDirectory: preferences, systemDirectory: system, shippedDirectory: domains,
+            machineID: machineID ?? StorePaths.systemMachineID())
+        return PreferencesStorage(handle: Handle(kind: .files(paths), flushDelay: flushDelay, diagnostics: diagnostics))
+    }
+
+    /// Preferences in memory only: nothing is read from or written to disk, and every instance made with this value
+    /// sees the same domains. Meant for an application's own tests.
+    ///
+    /// ``setContents(_:ofDomain:scope:)`` fills any layer, forced and system ones included.
+    /// - Parameter diagnostics: Receives what cannot be reported any other way; by default, standard error.
+    /// - Returns: A new, empty storage value.
+    public static func inMemory(
+        diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError
+    ) -> PreferencesStorage {
+        PreferencesStorage(handle: Handle(kind: .memory, flushDelay: .seconds(1), diagnostics: diagnostics))
+    }
+
+    /// Writes a diagnostic as one line on standard error: `preferences: <message>`.
+    public static let writeToStandardError: @Sendable (PreferencesError) -> Void = { error in
+        SystemInterface.writeToStandardError("preferences: \(error)\n")
+    }
+
+    /// Whether nothing is kept on disk (``inMemory(diagnostics:)``).
+    public var isInMemory: Bool {
+        if case .memory = handle.kind { return true }
+        return false
+    }
+
+    /// Sets what a domain of an in-memory storage holds, in any layer, as if its file held these values.
+    ///
+    /// Tests use it to give an application forced, system, shipped or global values. Observers see the change.
+    /// - Parameters:
+    ///   - values: The domain's contents.
+    ///   - name: The domain's name (`NSGlobalDomain` for the global domain).
+    ///   - scope: The layer.
+    /// - Throws: ``PreferencesError`` with code `invalidName` for a bad domain name, `storeUnavailable` when this
+    ///   storage keeps files (their contents only come from the files).
+    public func setContents(
+        _ values: [String: PlistValue], ofDomain name: String, scope: PreferenceScope = .user
+    ) throws(PreferencesError) {
+        let domain = try Preferences.domainName(name)
+        guard isInMemory else {
+            throw PreferencesError(
+                .storeUnavailable,
+                "the contents of domain \(name) come from its file; only an in-memory storage takes them")
+        }
+        do throws(PrefsStoreError) {
+            try handle.resolvedBackend().engine.setStoredContents(values, of: DomainID(domain, scope: scope.storeScope))
+        } catch {
+            throw PreferencesError(error)
+        }
+    }
+
+    /// `files in /home/ada/.config/preferences`, or `in memory`.
+    public var description: String {
+        switch handle.kind {
+        case .files(let paths?): "files in \(paths.preferencesDirectory)"
+        case .files(nil): "files in \(StorePaths.fromProcessEnvironment().preferencesDirectory)"
+        case .memory: "in memory"
+        }
+    }
+}

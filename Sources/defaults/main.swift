@@ -1,0 +1,3 @@
+import DefaultsCommand
+
+DefaultsCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,135 @@
+import PrefsPlist
+import Testing
+
+@testable import DefaultsCommand
+
+/// The command-line grammar: host options, verbs in any case, domains, keys, key paths, options and batches.
+@Suite struct InvocationParsingTests {
+    private func parse(_ arguments: [String]) throws -> Invocation {
+        try Invocation.parse(arguments)
+    }
+
+    /// The reason of the usage error a command line gets, or `nil` when it parses.
+    private func usageReason(_ arguments: [String]) -> String? {
+        do {
+            _ = try Invocation.parse(arguments)
+            return nil
+        } catch {
+            #expect(error.code == .usage, "\(arguments): \(error)")
+            return error.message
+        }
+    }
+
+    @Test func hostOptionsComeFirst() throws {
+        #expect(try parse(["read"]) == Invocation(host: .any, command: .readAll(format: nil)))
+        #expect(try parse(["-currentHost", "domains"]) == Invocation(host: .current, command: .domains))
+        #expect(try parse(["-host", "box", "domains"]) == Invocation(host: .named("box"), command: .domains))
+        // After the verb, -currentHost is a domain name, as on macOS.
+        #expect(
+            try parse(["read", "-currentHost"])
+                == Invocation(host: .any, command: .read(.name("-currentHost"), key: nil, format: nil)))
+    }
+
+    @Test func domainsAreNamesGlobalAliasesPathsOrApplications() throws {
+        for alias in ["-g", "-globalDomain", "NSGlobalDomain", "Apple Global Domain"] {
+            #expect(try parse(["read", alias]).command == .read(.global, key: nil, format: nil))
+        }
+        #expect(try parse(["read", "a/b"]).command == .read(.path("a/b"), key: nil, format: nil))
+        #expect(try parse(["read", "/x.plist"]).command == .read(.path("/x.plist"), key: nil, format: nil))
+        #expect(try parse(["read", "x.plist"]).command == .read(.name("x.plist"), key: nil, format: nil))
+        #expect(
+            try parse(["read", "-app", "Mail", "k"]).command
+                == .read(.application("Mail"), key: KeyPath(key: "k"), format: nil))
+    }
+
+    @Test func keysArePlainUnlessGivenWithKeypath() throws {
+        #expect(try parse(["read", "D", "a.b"]).command == .read(.name("D"), key: KeyPath(key: "a.b"), format: nil))
+        #expect(
+            try parse(["read", "D", "-keypath", "a.b"]).command == .read(.name("D"), key: KeyPath("a.b"), format: nil))
+        #expect(try parse(["read-type", "D", "-keypath", "x"]).command == .readType(.name("D"), key: KeyPath("x")))
+        #expect(try parse(["delete", "D", "-keypath", "a.0"]).command == .delete(.name("D"), key: KeyPath("a.0")))
+    }
+
+    @Test func keyPathsDeeperThanTheStoreAcceptsAreRefused() throws {
+        let deepest = Array(repeating: "k", count: KeyPath.maxComponents).joined(separator: ".")
+        #expect(
+            try parse(["read", "D", "-keypath", deepest]).command
+                == .read(.name("D"), key: KeyPath(deepest), format: nil))
+        do {
+            _ = try Invocation.parse(["write", "D", "-keypath", deepest + ".k", "v"])
+            Issue.record("a key path of \(KeyPath.maxComponents + 1) components parsed")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(
+                error.message
+                    == "defaults: the key path has 66 components; values nest at most 64 deep (maxDepth = 64)\n")
+        }
+    }
+
+    @Test func formatGoesRightAfterTheVerb() throws {
+        #expect(try parse(["read", "-format", "json"]).command == .readAll(format: .json))
+        #expect(
+            try parse(["read", "-format", "xml", "D", "k"]).command
+                == .read(.name("D"), key: KeyPath(key: "k"), format: .xml))
+        #expect(
+            try parse(["export", "-format", "binary", "D", "-"]).command
+                == .exportDomain(.name("D"), destination: "-", format: .binary))
+        // After the domain, -format is a key, as macOS reads it.
+        #expect(
+            try parse(["read", "D", "-format"]).command == .read(.name("D"), key: KeyPath(key: "-format"), format: nil))
+    }
+
+    @Test func writeTakesARepresentationOrPairs() throws {
+        #expect(
+            try parse(["write", "D", "{ a = 1; }"]).command == .replaceDomain(.name("D"), representation: "{ a = 1; }"))
+        #expect(
+            try parse(["write", "D", "k", "v"]).command
+                == .write(.name("D"), [KeyAssignment(key: KeyPath(key: "k"), value: "v", mode: .set)]))
+        #expect(
+            try parse(["write", "D", "k", "-array-add", "a", "--", "-keypath", "x.y", "-int", "2", "--", "z", "--"])
+                .command
+                == .write(
+                    .name("D"),
+                    [
+                        KeyAssignment(key: KeyPath(key: "k"), value: ["a"], mode: .arrayAdd),
+                        KeyAssignment(key: KeyPath("x.y"), value: 2, mode: .set),
+                        KeyAssignment(key: KeyPath(key: "z"), value: "--", mode: .set),
+                    ]))
+    }
+
+    @Test func anExtraArgumentAfterAValueIsMacOSsError() {
+        #expect(throws: DefaultsError.self) { try parse(["write", "D", "k", "v", "extra"]) }
+        do {
+            _ = try Invocation.parse(["write", "D", "k", "v", "extra"])
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message == "Unexpected argument extra; leaving defaults unchanged.\n")
+        }
+    }
+
+    @Test func extensionVerbsParse() throws {
+        #expect(try parse(["watch"]).command == .watch(nil, key: nil))
+        #expect(try parse(["watch", "-g", "k"]).command == .watch(.global, key: "k"))
+        #expect(
+            try parse(["explain", "-suite", "S1", "-suite", "-g", "D", "k"]).command
+                == .explain(.name("D"), key: "k", suites: [.name("S1"), .global]))
+        #expect(try parse(["completion", "fish"]).command == .completion(.fish))
+        #expect(try parse(["man"]).command == .manualPage)
+        #expect(try parse(["__complete", "keys", "D"]).command == .completeKeys(.name("D")))
+        #expect(try parse(["printHostIdentifier"]).command == .printHostIdentifier)
+        #expect(try parse(["--help", "anything"]).command == .help)
+        #expect(try parse(["remove", "D"]).command == .delete(.name("D"), key: nil))
+        #expect(try parse(["import", "D"]).command == .importDomain(.name("D"), source: nil))
+    }
+
+    @Test func usageErrorsNameTheProblem() {
+        #expect(usageReason([]) == "")
+        #expect(usageReason(["nope"]) == "defaults: unknown command 'nope'\n")
+        #expect(usageReason(["read", "D", "k", "more"]) == "defaults: unexpected argument 'more'\n")
+        #expect(
+            usageReason(["write", "D", "k", "-bool", "maybe"])
+                == "defaults: -bool takes true, false, yes or no, not 'maybe'\n")
+        #expect(usageReason(["watch", "D", "-keypath"]) == "defaults: watch takes a key, not a key path\n")
+        #expect(usageReason(["__complete", "other"]) == "defaults: __complete takes domains, or keys and a domain\n")
+    }
+}
