@@ -60,6 +60,8 @@ let package = Package(
             dependencies: [
                 "PrefsPlist",
                 "PrefsStore",
+                "PrefsWire",
+                "PrefsClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -150,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonEndToEndTests",
-            dependencies: ["PrefsClient", "PrefsWire", "PrefsTestSupport", "prefsd"]
+            dependencies: ["PrefsClient", "PrefsWire", "PrefsTestSupport", "prefsd", "defaults"]
         ),
         .testTarget(
             name: "EndToEndTests",

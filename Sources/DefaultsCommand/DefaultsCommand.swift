@@ -11,7 +11,10 @@ public enum DefaultsCommand {
     /// Swift concurrency's threads; only `watch` runs as a service in a task while this thread waits.
     /// - Parameter arguments: The command-line arguments, without the program name.
     public static func main(arguments: [String]) -> Never {
-        let runner = CommandRunner(console: ProcessConsole(), environment: .current())
+        let environment = DefaultsEnvironment.current()
+        let runner = CommandRunner(
+            console: ProcessConsole(), environment: environment,
+            openStorage: DaemonStorage.opener(environment: environment))
         SystemCalls.exitProcess(runner.runBlocking(arguments))
     }
 }

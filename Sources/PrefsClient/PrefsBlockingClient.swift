@@ -1,0 +1,262 @@
+import PrefsPlist
+import PrefsWire
+import Synchronization
+
+/// A synchronous client of `prefsd` on one connection, for command-line tools and synchronous APIs: no event
+/// loop, no threads of its own (``subscribe(_:handler:)`` starts one reader thread per subscription).
+///
+/// Calls are serialised: each sends one request and waits for its reply. A connection that breaks stays broken;
+/// open a new client (command-line tools live shorter than a daemon restart).
+public final class PrefsBlockingClient: Sendable {
+    /// What the daemon answered to `hello`.
+    public let hello: WireHelloResult
+    /// The socket this client is connected to.
+    public let socketPath: String
+    private let timeout: Duration?
+    private let connection: Mutex<Connection>
+
+    private struct Connection: ~Copyable {
+        let descriptor: Int32
+        var decoder = WireFrameDecoder(limits: .default)
+        var nextID: UInt64 = 1
+        var failure: PrefsClientError?
+
+        /// Sends a request and reads until its reply; events on the way are dropped (this connection has no
+        /// subscriptions).
+        mutating func call(_ operation: WireOperation, timeout: Duration?) throws(PrefsClientError) -> WireReply {
+            if let failure { throw failure }
+            do throws(PrefsClientError) {
+                let id = nextID
+                nextID &+= 1
+                let frame: [UInt8]
+                do {
+                    frame = try WireFrame.encode(WireRequest(id: id, operation).dictionary)
+                } catch {
+                    throw PrefsClientError(
+                        .refused, "the request cannot be sent: \(error.message)", serverError: error.wireError)
+                }
+                try ClientSystem.writeAll(descriptor, frame)
+                while true {
+                    let message = try Self.nextMessage(descriptor, &decoder, timeout: timeout)
+                    switch message {
+                    case .reply(let reply):
+                        guard reply.id == id else {
+                            throw PrefsClientError(.protocolViolation, "prefsd answered request \(reply.id), not \(id)")
+                        }
+                        return reply
+                    case .event(.closing(let error)):
+                        throw PrefsClientError(
+                            error.code == .shuttingDown ? .connectionLost : .refused,
+                            "prefsd closed the connection: \(error.code): \(error.message)", serverError: error)
+                    case .event:
+                        continue
+                    }
+                }
+            } catch {
+                // A request the daemon refused leaves the connection usable; anything else breaks it.
+                if error.code != .refused || error.message.hasPrefix("prefsd closed") { failure = error }
+                throw error
+            }
+        }
+
+        /// The next whole message from the daemon.
+        static func nextMessage(
+            _ descriptor: Int32, _ decoder: inout WireFrameDecoder, timeout: Duration?
+        ) throws(PrefsClientError) -> WireServerMessage {
+            while true {
+                let frame: [String: PlistValue]?
+                do {
+                    frame = try decoder.nextFrame()
+                } catch {
+                    throw PrefsClientError(.protocolViolation, "prefsd sent a bad frame: \(error)")
+                }
+                if let frame {
+                    do {
+                        return try WireServerMessage(dictionary: frame)
+                    } catch {
+                        throw PrefsClientError(
+                            .protocolViolation, "prefsd sent a message this client cannot read: \(error.message)")
+                    }
+                }
+                let bytes = try ClientSystem.readSome(descriptor, timeout: timeout)
+                guard !bytes.isEmpty else {
+                    throw PrefsClientError(.connectionLost, "prefsd closed the connection")
+                }
+                do {
+                    try decoder.append(bytes)
+                } catch {
+                    throw PrefsClientError(.protocolViolation, "prefsd sent a bad frame: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Connects and says hello.
+    /// - Parameters:
+    ///   - socketPath: The daemon's socket; by default the one this process's environment names.
+    ///   - clientName: The name sent in `hello`, for the daemon's log.
+    ///   - timeout: How long to wait for each reply; `nil` waits for ever.
+    /// - Throws: ``PrefsClientError`` `daemonUnavailable` when nothing answers on the socket.
+    public init(
+        socketPath: String = PrefsClientConfiguration.defaultSocketPath(), clientName: String = "PrefsClient",
+        timeout: Duration? = .seconds(30)
+    ) throws(PrefsClientError) {
+        self.socketPath = socketPath
+        self.timeout = timeout
+        let descriptor = try ClientSystem.connect(to: socketPath)
+        var connection = Connection(descriptor: descriptor)
+        let reply: WireReply
+        do {
+            reply = try connection.call(.hello(WireHello(client: clientName)), timeout: timeout)
+        } catch {
+            ClientSystem.closeDescriptor(descriptor)
+            throw error
+        }
+        guard case .success(.hello(let hello)) = reply.outcome else {
+            ClientSystem.closeDescriptor(descriptor)
+            if case .failure(let error) = reply.outcome { throw PrefsClientError.refused(error) }
+            throw PrefsClientError(.protocolViolation, "prefsd answered hello with another result")
+        }
+        self.hello = hello
+        self.connection = Mutex(connection)
+    }
+
+    deinit {
+        connection.withLock { ClientSystem.closeDescriptor($0.descriptor) }
+    }
+
+    /// Sends one request and waits for its result.
+    /// - Parameter operation: Any operation but `hello`, `subscribe` and `unsubscribe`.
+    /// - Throws: ``PrefsClientError``: `refused` with the daemon's error, `connectionLost`, `timedOut`.
+    public func send(_ operation: WireOperation) throws(PrefsClientError) -> WireResult {
+        switch operation {
+        case .hello, .subscribe, .unsubscribe:
+            throw PrefsClientError(
+                .refused, "\(operation.name) is sent by the client itself; use subscribe(_:handler:)",
+                serverError: WireError.badField("op", "is \(operation.name), which the client sends itself"))
+        default:
+            break
+        }
+        let timeout = self.timeout
+        let reply = try connection.withLock { connection throws(PrefsClientError) in
+            try connection.call(operation, timeout: timeout)
+        }
+        switch reply.outcome {
+        case .success(let result): return result
+        case .failure(let error): throw PrefsClientError.refused(error)
+        }
+    }
+
+    /// A running subscription of a blocking client: a connection of its own and the thread that reads it.
+    public final class Subscription: Sendable {
+        /// The values when it started.
+        public let snapshot: WireSnapshot
+        private let descriptor: Int32
+        private let stopped = Atomic<Bool>(false)
+
+        init(snapshot: WireSnapshot, descriptor: Int32) {
+            self.snapshot = snapshot
+            self.descriptor = descriptor
+        }
+
+        /// Stops the subscription; the handler is not called after the reader thread notices, at once.
+        public func cancel() {
+            guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            ClientSystem.shutdownSocket(descriptor)
+        }
+
+        var isCancelled: Bool { stopped.load(ordering: .acquiring) }
+
+        deinit {
+            cancel()
+        }
+    }
+
+    /// Subscribes on a connection of its own; `handler` receives the events on a reader thread, in order, and
+    /// `nil` once when the connection ends (the daemon stopped, or ``Subscription/cancel()``).
+    /// - Parameters:
+    ///   - filter: What to watch.
+    ///   - handler: Receives each event.
+    /// - Returns: The subscription, with its snapshot.
+    /// - Throws: ``PrefsClientError`` when the subscription cannot be made.
+    public func subscribe(
+        _ filter: WireSubscriptionFilter, handler: @escaping @Sendable (PrefsSubscription.Event?) -> Void
+    ) throws(PrefsClientError) -> Subscription {
+        let descriptor = try ClientSystem.connect(to: socketPath)
+        var connection = Connection(descriptor: descriptor)
+        let snapshot: WireSnapshot
+        do throws(PrefsClientError) {
+            _ = try connection.call(.hello(WireHello(client: "PrefsBlockingClient subscription")), timeout: timeout)
+            let reply = try connection.call(.subscribe(filter), timeout: timeout)
+            switch reply.outcome {
+            case .success(.subscribe(_, let taken)): snapshot = taken
+            case .failure(let error): throw PrefsClientError.refused(error)
+            case .success(let other):
+                throw PrefsClientError(.protocolViolation, "prefsd answered subscribe with a \(other.operation)")
+            }
+        } catch {
+            ClientSystem.closeDescriptor(descriptor)
+            throw error
+        }
+        let subscription = Subscription(snapshot: snapshot, descriptor: descriptor)
+        let reader = SubscriptionReader(
+            descriptor: descriptor, decoder: connection.decoder, subscription: subscription, handler: handler)
+        ClientSystem.startThread { reader.run() }
+        return subscription
+    }
+}
+
+/// Reads one subscription's connection on its own thread until it ends.
+private final class SubscriptionReader: @unchecked Sendable {
+    // Used by the reader thread only, after the start.
+    private let descriptor: Int32
+    private var decoder: WireFrameDecoder
+    private weak var subscription: PrefsBlockingClient.Subscription?
+    private let handler: @Sendable (PrefsSubscription.Event?) -> Void
+
+    init(
+        descriptor: Int32, decoder: WireFrameDecoder, subscription: PrefsBlockingClient.Subscription,
+        handler: @escaping @Sendable (PrefsSubscription.Event?) -> Void
+    ) {
+        self.descriptor = descriptor
+        self.decoder = decoder
+        self.subscription = subscription
+        self.handler = handler
+    }
+
+    func run() {
+        defer {
+            handler(nil)
+            ClientSystem.closeDescriptor(descriptor)
+        }
+        while true {
+            guard let message = try? nextMessage() else { return }
+            if subscription?.isCancelled ?? true { return }
+            switch message {
+            case .event(.change(_, let change, let origin)): handler(.changes([change], origin: origin))
+            case .event(.batch(_, let changes, let origin)): handler(.changes(changes, origin: origin))
+            case .event(.resync(_, let snapshot)): handler(.resync(snapshot))
+            case .event(.closing), .reply: return
+            }
+        }
+    }
+
+    private func nextMessage() throws(PrefsClientError) -> WireServerMessage {
+        while true {
+            if let frame = try? decoder.nextFrame() {
+                do {
+                    return try WireServerMessage(dictionary: frame)
+                } catch {
+                    throw PrefsClientError(.protocolViolation, "\(error)")
+                }
+            }
+            let bytes = try ClientSystem.readSome(descriptor, timeout: nil)
+            guard !bytes.isEmpty else { throw PrefsClientError(.connectionLost, "closed") }
+            do {
+                try decoder.append(bytes)
+            } catch {
+                throw PrefsClientError(.protocolViolation, "\(error)")
+            }
+        }
+    }
+}
