@@ -53,7 +53,7 @@ let package = Package(
         ),
         .target(
             name: "Preferences",
-            dependencies: ["PrefsPlist", "PrefsStore"]
+            dependencies: ["PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
         ),
         .target(
             name: "DefaultsCommand",
@@ -152,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonEndToEndTests",
-            dependencies: ["PrefsClient", "PrefsWire", "PrefsTestSupport", "prefsd", "defaults"]
+            dependencies: ["PrefsClient", "PrefsWire", "PrefsTestSupport", "Preferences", "prefsd", "defaults"]
         ),
         .testTarget(
             name: "EndToEndTests",

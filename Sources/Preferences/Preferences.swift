@@ -129,6 +129,7 @@ public final class Preferences: Sendable {
         self.engine = backend.engine
         self.forcedKeys = ForcedKeyWatch(domain: name, engine: engine)
         let list = Self.searchList(name, suites: suites)
+        backend.prepare(list)
         let view = engine.effectiveView(for: list)
         self.search = Mutex(SearchState(suites: suites, list: list, views: [view]))
         self.currentView = Atomic(Unmanaged.passUnretained(view))
@@ -186,6 +187,7 @@ public final class Preferences: Sendable {
             guard suites != state.suites else { return }
             state.suites = suites
             state.list = Self.searchList(domainName, suites: suites)
+            backend.prepare(state.list)
             let view = engine.effectiveView(for: state.list)
             // The store shares a view per search list: going back to an earlier list keeps no new view.
             if !state.views.contains(where: { $0 === view }) { state.views.append(view) }

@@ -41,4 +41,12 @@ package protocol PreferencesBackend: AnyObject, Sendable, CustomStringConvertibl
     /// Makes every change durable and reads in changes made elsewhere.
     /// - Throws: ``PrefsStoreError`` for the first domain that could not be written.
     func synchronize() throws(PrefsStoreError)
+
+    /// Makes the domains of a search list available in ``engine`` before a view of it is made (the daemon backend
+    /// fills its cache from the daemon); the engine on files needs nothing.
+    func prepare(_ searchList: SearchList)
+}
+
+extension PreferencesBackend {
+    func prepare(_ searchList: SearchList) {}
 }

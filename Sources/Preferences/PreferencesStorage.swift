@@ -1,3 +1,4 @@
+import PrefsClient
 import PrefsPlist
 import PrefsStore
 import Synchronization
@@ -19,8 +20,23 @@ import Synchronization
 public struct PreferencesStorage: Sendable, CustomStringConvertible {
     /// How the engine is made.
     enum Kind: Sendable {
-        case files(StorePaths?)
+        /// Files in explicit directories, or (`nil`) where the environment places them; with ``DaemonUse``.
+        case files(StorePaths?, DaemonUse)
+        /// Always through the daemon on this socket; shipped domains are read from `paths`.
+        case daemon(socket: String, paths: StorePaths)
         case memory
+    }
+
+    /// Whether the user's preferences go through `prefsd`, the daemon (docs/DAEMON.md).
+    public enum DaemonUse: Sendable, Hashable {
+        /// Through the daemon when its socket answers when the storage is first used, else the files directly.
+        /// `PREFERENCES_DAEMON=off` (or `on`) in the environment forces one of the other two.
+        case automatic
+        /// Always through the daemon: while it does not answer, reads see nothing and writes fail with
+        /// `storeUnavailable` (never a silent fallback).
+        case always
+        /// Never: the files directly (embedded mode), with `flock` and inotify keeping processes coherent.
+        case never
     }
 
     /// The shared state behind a storage value: made once, on first use.
@@ -48,9 +64,22 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
                     diagnostics: { diagnostic in diagnostics(PreferencesError(diagnostic.error)) })
                 let engine: PreferencesStore
                 switch kind {
-                case .files(let paths?): engine = PreferencesStore(paths: paths, configuration: configuration)
-                case .files(nil):
-                    engine = PreferencesStore(paths: .fromProcessEnvironment(), configuration: configuration)
+                case .files(let paths?, _): engine = PreferencesStore(paths: paths, configuration: configuration)
+                case .files(nil, let use):
+                    let paths = StorePaths.fromProcessEnvironment()
+                    if PreferencesStorage.usesDaemon(use) {
+                        let created = DaemonBackend(
+                            socketPath: PrefsClientConfiguration.defaultSocketPath(), paths: paths,
+                            configuration: configuration, diagnostics: diagnostics)
+                        backend = created
+                        return created
+                    }
+                    engine = PreferencesStore(paths: paths, configuration: configuration)
+                case .daemon(let socket, let paths):
+                    let created = DaemonBackend(
+                        socketPath: socket, paths: paths, configuration: configuration, diagnostics: diagnostics)
+                    backend = created
+                    return created
                 case .memory: engine = PreferencesStore.inMemory(configuration: configuration)
                 }
                 let created = StoreBackend(engine: engine)
@@ -61,6 +90,23 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     }
 
     let handle: Handle
+
+    /// Whether the user's preferences go through the daemon: `use`, unless `PREFERENCES_DAEMON` says `on` or `off`.
+    static func usesDaemon(_ use: DaemonUse) -> Bool {
+        var effective = use
+        if use == .automatic, let variable = SystemInterface.environmentVariable("PREFERENCES_DAEMON") {
+            switch variable.lowercased() {
+            case "on", "yes", "1", "true": effective = .always
+            case "off", "no", "0", "false": effective = .never
+            default: break
+            }
+        }
+        switch effective {
+        case .always: return true
+        case .never: return false
+        case .automatic: return DaemonBackend.answers(socketPath: PrefsClientConfiguration.defaultSocketPath())
+        }
+    }
 
     /// The user's preferences as the environment places them; what ``Preferences/standard`` uses.
     public static let `default` = PreferencesStorage.environment()
@@ -73,11 +119,13 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     ///   - diagnostics: Receives what cannot be reported any other way: a `set` the store refused, a file skipped
     ///     as corrupt, a background write that failed. By default one line on standard error each.
     /// - Returns: A new storage value; instances made with it share one engine.
+    ///   - daemon: Whether to go through `prefsd`: by default when its socket answers (``DaemonUse``).
     public static func environment(
         flushDelay: Duration = .seconds(1),
-        diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError
+        diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError,
+        daemon: DaemonUse = .automatic
     ) -> PreferencesStorage {
-        PreferencesStorage(handle: Handle(kind: .files(nil), flushDelay: flushDelay, diagnostics: diagnostics))
+        PreferencesStorage(handle: Handle(kind: .files(nil, daemon), flushDelay: flushDelay, diagnostics: diagnostics))
     }
 
     /// Preferences in explicit directories, as for tests and containers.
@@ -97,7 +145,29 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
         let paths = StorePaths(
             preferencesDirectory: preferences, systemDirectory: system, shippedDirectory: domains,
             machineID: machineID ?? StorePaths.systemMachineID())
-        return PreferencesStorage(handle: Handle(kind: .files(paths), flushDelay: flushDelay, diagnostics: diagnostics))
+        return PreferencesStorage(
+            handle: Handle(kind: .files(paths, .never), flushDelay: flushDelay, diagnostics: diagnostics))
+    }
+
+    /// The user's preferences through a `prefsd` daemon on an explicit socket, whether or not it answers now (for
+    /// tests and containers; ``environment(flushDelay:diagnostics:daemon:)`` finds the daemon itself).
+    ///
+    /// Reads come from a local cache the daemon's subscriptions keep current; writes are requests to the daemon. While
+    /// it does not answer, reads see nothing and writes fail with `storeUnavailable`.
+    /// - Parameters:
+    ///   - socketPath: The daemon's socket.
+    ///   - domains: The shipped registration defaults, which the daemon does not serve; `nil` for the default.
+    ///   - diagnostics: Receives what cannot be reported any other way; by default, standard error.
+    /// - Returns: A new storage value; instances made with it share one cache.
+    public static func daemon(
+        socketPath: String, domains: String? = nil,
+        diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError
+    ) -> PreferencesStorage {
+        var paths = StorePaths.fromProcessEnvironment()
+        if let domains { paths.shippedDirectory = domains }
+        return PreferencesStorage(
+            handle: Handle(
+                kind: .daemon(socket: socketPath, paths: paths), flushDelay: .seconds(1), diagnostics: diagnostics))
     }
 
     /// Preferences in memory only: nothing is read from or written to disk, and every instance made with this value
@@ -151,8 +221,9 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     /// `files in /home/ada/.config/preferences`, or `in memory`.
     public var description: String {
         switch handle.kind {
-        case .files(let paths?): "files in \(paths.preferencesDirectory)"
-        case .files(nil): "files in \(StorePaths.fromProcessEnvironment().preferencesDirectory)"
+        case .files(let paths?, _): "files in \(paths.preferencesDirectory)"
+        case .files(nil, _): handle.resolvedBackend().description
+        case .daemon(let socket, _): "prefsd at \(socket)"
         case .memory: "in memory"
         }
     }

@@ -10,6 +10,12 @@ enum SystemInterface {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// An environment variable, or `nil` when unset or empty.
+    static func environmentVariable(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
     /// The user's home directory: `HOME`, else the password database's entry.
     static func homeDirectory() -> String? {
         if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }

@@ -1,0 +1,68 @@
+import Foundation
+import Preferences
+import PrefsPlist
+import PrefsWire
+import Synchronization
+import Testing
+
+@Suite("Preferences through prefsd")
+struct PreferencesThroughDaemonTests {
+    /// Waits until `condition` holds, up to five seconds.
+    func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    @Test("two caches on one daemon: read-your-writes, the other sees old and new value, synchronize is durable")
+    func coherentCaches() throws {
+        let home = try DaemonHome()
+        let daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let domains = DaemonProcess.repository + "/Domains"
+        // Two storage values: two caches, as two processes would have.
+        let first = try Preferences(domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
+        let second = try Preferences(domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
+        #expect(first.string(forKey: "AppleLocale") == "en_US")
+
+        let seen = Mutex<[String?]>([])
+        let observation = second.observe(forKey: "Theme") { value in
+            seen.withLock { $0.append(value?.stringValue) }
+        }
+        first.set("light", forKey: "Theme")
+        #expect(first.string(forKey: "Theme") == "light")
+        #expect(eventually { second.string(forKey: "Theme") == "light" })
+        first.set("dark", forKey: "Theme")
+        #expect(first.string(forKey: "Theme") == "dark")
+        #expect(eventually { seen.withLock { $0 } == ["light", "dark"] })
+        second.removeObject(forKey: "Theme")
+        #expect(eventually { first.string(forKey: "Theme") == nil })
+        first.set(42, forKey: "Answer")
+        #expect(first.synchronize())
+        #expect(try home.storedValues("com.example.app") == ["Answer": 42])
+        _ = observation
+
+        let writeThroughDaemonAgain = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
+        #expect(writeThroughDaemonAgain.integer(forKey: "Answer") == 42)
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
+    @Test("forced to the daemon while it does not run: reads see nothing, synchronize reports the failure")
+    func unavailableDaemon() throws {
+        let home = try DaemonHome()
+        let errors = Mutex<[String]>([])
+        let preferences = try Preferences(
+            domain: "com.example.app",
+            storage: .daemon(socketPath: home.socketPath, diagnostics: { error in errors.withLock { $0.append("\(error)") } }))
+        #expect(preferences.string(forKey: "Theme") == nil)
+        preferences.set("dark", forKey: "Theme")
+        #expect(preferences.string(forKey: "Theme") == nil)
+        #expect(!preferences.synchronize())
+        #expect(errors.withLock { $0 }.contains { $0.contains("prefsd") })
+    }
+}
