@@ -27,6 +27,13 @@ let package = Package(
             path: "Benchmarks/PreferencesBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Not a package-benchmark target: a load generator that runs prefsd and, in the same run, redis-benchmark and
+        // dconf as references (`swift run -c release DaemonBenchmarks`; docs/DAEMON.md).
+        .executableTarget(
+            name: "DaemonBenchmarks",
+            dependencies: [.product(name: "PrefsClient", package: "preferences")],
+            path: "Benchmarks/DaemonBenchmarks"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

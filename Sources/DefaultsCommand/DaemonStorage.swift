@@ -37,7 +37,7 @@ final class DaemonStorage: DefaultsStorage {
         let wireDomain = try Self.wireDomain(domain)
         do throws(PrefsClientError) {
             result = try client.send(.readDomain(wireDomain))
-        } catch where error.serverError?.code == .notFound {
+        } catch  where error.serverError?.code == .notFound {
             return nil
         } catch {
             throw Self.error(error)
@@ -53,7 +53,8 @@ final class DaemonStorage: DefaultsStorage {
             if let value { values[key] = value } else { removeKeys.append(key) }
         }
         try perform(
-            .setMany(try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted(), expectedVersion: nil))
+            .setMany(try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted(), expectedVersion: nil)
+        )
     }
 
     func replaceValues(of domain: DomainID, with values: [String: PlistValue]) throws(DefaultsError) {

@@ -36,8 +36,10 @@ final class DaemonBackend: PreferencesBackend {
         var subscriptions: [PrefsBlockingClient.Subscription] = []
     }
 
-    init(socketPath: String, paths: StorePaths, configuration: StoreConfiguration,
-         diagnostics: @escaping @Sendable (PreferencesError) -> Void) {
+    init(
+        socketPath: String, paths: StorePaths, configuration: StoreConfiguration,
+        diagnostics: @escaping @Sendable (PreferencesError) -> Void
+    ) {
         self.socketPath = socketPath
         self.paths = paths
         self.diagnostics = diagnostics
@@ -71,7 +73,8 @@ final class DaemonBackend: PreferencesBackend {
 
     private func loadShipped(_ domain: DomainID) {
         let reader = PreferencesStore(
-            paths: paths, configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
+            paths: paths,
+            configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
         let values = (try? reader.persistentDomain(domain)) ?? nil
         state.withLock { $0.mirrors[domain] = Mirror(values: values ?? [:], sequence: 0) }
         try? engine.setStoredContents(values ?? [:], of: domain)

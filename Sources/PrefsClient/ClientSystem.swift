@@ -76,7 +76,9 @@ extension ClientSystem {
     static func readSome(_ descriptor: Int32, timeout: Duration?) throws(PrefsClientError) -> [UInt8] {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let milliseconds: Int32 =
-            timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+            timeout.map {
+                Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
+            }
             ?? -1
         while true {
             let ready = poll(&poller, 1, milliseconds)

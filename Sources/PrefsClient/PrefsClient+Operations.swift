@@ -5,7 +5,9 @@ extension PrefsClient {
     /// Reads one key of one domain.
     /// - Returns: The value (`nil` when absent) and the domain's version.
     /// - Throws: ``PrefsClientError``.
-    public func value(forKey key: String, in domain: WireDomain) async throws(PrefsClientError) -> (
+    public func value(
+        forKey key: String, in domain: WireDomain
+    ) async throws(PrefsClientError) -> (
         value: PlistValue?, version: UInt64
     ) {
         let result = try await send(.get(domain, key: key))
@@ -70,13 +72,15 @@ extension PrefsClient {
     /// Reads every key of one domain.
     /// - Returns: The values and the domain's version, or `nil` when the domain does not exist.
     /// - Throws: ``PrefsClientError``.
-    public func readDomain(_ domain: WireDomain) async throws(PrefsClientError) -> (
+    public func readDomain(
+        _ domain: WireDomain
+    ) async throws(PrefsClientError) -> (
         values: [String: PlistValue], version: UInt64
     )? {
         let result: WireResult
         do {
             result = try await send(.readDomain(domain))
-        } catch where error.serverError?.code == .notFound {
+        } catch  where error.serverError?.code == .notFound {
             return nil
         }
         guard case .readDomain(let values, let version) = result else { throw unexpected(result, for: .readDomain) }

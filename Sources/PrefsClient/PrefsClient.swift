@@ -145,7 +145,8 @@ public final class PrefsClient: Sendable {
         guard removed != nil else { return }
         sink.continuation.finish()
         if let connection, connection.isActive, let serverID = sink.serverID.withLock({ $0 }) {
-            _ = try? await connection.request(.unsubscribe(subscription: serverID), timeout: configuration.requestTimeout)
+            _ = try? await connection.request(
+                .unsubscribe(subscription: serverID), timeout: configuration.requestTimeout)
         }
     }
 

@@ -44,6 +44,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var isClosing = false
     private var isShuttingDown = false
     private var readHeld = false
+    /// Replies were written since the last flush; they are flushed once per read, so a pipelined batch of requests
+    /// is answered with one write.
+    private var needsFlush = false
+    /// The handler is inside `channelRead`; `channelReadComplete` will flush.
+    private var isReading = false
     private var subscriptions: [UInt64: ActiveSubscription] = [:]
     private var nextSubscriptionID: UInt64 = 1
     private var eventQueue: WireEventQueue
@@ -91,7 +96,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
         } catch {
             pending.append(.failure(error))
         }
+        isReading = true
         processPending(context: context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        isReading = false
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -161,7 +176,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 }
             }
         }
-        if wrote { context.flush() }
+        if wrote {
+            if isReading {
+                needsFlush = true
+            } else {
+                context.flush()
+            }
+        }
         resumeReadingIfHeld(context: context)
         closeIfFinished(context: context)
     }
@@ -190,7 +211,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard negotiated else {
             return WireReply(
                 id: request.id,
-                .failure(.badField("op", "is \(operation.name.rawValue) before hello: the first request must be hello")))
+                .failure(.badField("op", "is \(operation.name.rawValue) before hello: the first request must be hello"))
+            )
         }
         switch operation {
         case .subscribe(let filter):
@@ -233,7 +255,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let outcome: Result<WireResult, WireError>
             switch result {
             case .success(let value): outcome = value
-            case .failure(let error): outcome = .failure(WireError(.internal, "the request was not performed: \(error)"))
+            case .failure(let error):
+                outcome = .failure(WireError(.internal, "the request was not performed: \(error)"))
             }
             handler.write(WireReply(id: request.id, outcome), context: context)
             context.flush()

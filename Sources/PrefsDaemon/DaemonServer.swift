@@ -183,7 +183,9 @@ public final class DaemonServer: Service, Sendable {
                 state.withLock { $0.isStopping }
                 ? WireError(.shuttingDown, "prefsd is stopping; reconnect later")
                 : WireError.limitExceeded(.maxConnections, value: limit, "connection \(limit + 1)")
-            return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(RefusingHandler(error)) }
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(RefusingHandler(error))
+            }
         }
         let identifier = ObjectIdentifier(channel)
         channel.closeFuture.whenComplete { [self] _ in

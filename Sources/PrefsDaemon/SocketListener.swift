@@ -120,7 +120,8 @@ final class SocketListener: Sendable {
         do {
             try DaemonSystem.unlinkFile(path)
         } catch {
-            throw PrefsDaemonError(.systemCallFailed, "cannot remove the stale socket \(path)", path: path, cause: error)
+            throw PrefsDaemonError(
+                .systemCallFailed, "cannot remove the stale socket \(path)", path: path, cause: error)
         }
     }
 

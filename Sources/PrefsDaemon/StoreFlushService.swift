@@ -28,7 +28,8 @@ public struct StoreFlushService: Service {
             logger.info("every domain is written")
         } catch {
             logger.error(
-                "cannot write a domain at shutdown", metadata: ["error": "\(error)", "prefs.path": "\(error.path ?? "")"])
+                "cannot write a domain at shutdown",
+                metadata: ["error": "\(error)", "prefs.path": "\(error.path ?? "")"])
         }
     }
 }

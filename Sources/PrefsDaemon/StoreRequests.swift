@@ -110,7 +110,9 @@ struct StoreRequests: Sendable {
         case .readOnlyDomain:
             return WireError(.readOnly, message, path: error.path)
         case .limitExceeded:
-            let limit = WireLimit.allCases.first { message.contains("(\($0.rawValue) =") || message.contains($0.rawValue) }
+            let limit = WireLimit.allCases.first {
+                message.contains("(\($0.rawValue) =") || message.contains($0.rawValue)
+            }
             return WireError(.limitExceeded, message, limit: limit, path: error.path)
         case .versionConflict:
             let current = domain.map { store.snapshot(of: $0).sequence }

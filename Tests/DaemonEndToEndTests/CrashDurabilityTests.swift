@@ -26,7 +26,9 @@ struct CrashDurabilityTests {
         }
     }
 
-    @Test("SIGKILL in a loop: every domain file parses, every acknowledged synchronize survives, a stale socket is reclaimed")
+    @Test(
+        "SIGKILL in a loop: every domain file parses, every acknowledged synchronize survives, a stale socket is reclaimed"
+    )
     func killLoop() throws {
         let home = try DaemonHome()
         let writers = 3
@@ -86,7 +88,9 @@ struct CrashDurabilityTests {
                 let stored = try home.storedValues(domain) ?? [:]
                 for (key, stamp) in expected {
                     let found = Stamp(stored[key])
-                    #expect(found.map { $0 >= stamp } == true, "\(domain) \(key): acknowledged \(stamp), stored \(String(describing: stored[key]))")
+                    #expect(
+                        found.map { $0 >= stamp } == true,
+                        "\(domain) \(key): acknowledged \(stamp), stored \(String(describing: stored[key]))")
                 }
             }
         }

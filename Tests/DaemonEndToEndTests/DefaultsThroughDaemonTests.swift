@@ -18,7 +18,8 @@ struct DefaultsThroughDaemonTests {
         let app = WireDomain("com.example.app")
         _ = try watcher.call(.subscribe(WireSubscriptionFilter(.domain(app))))
 
-        let write = try runProgram(Self.defaults, ["write", "com.example.app", "Theme", "dark"], environment: home.environment)
+        let write = try runProgram(
+            Self.defaults, ["write", "com.example.app", "Theme", "dark"], environment: home.environment)
         #expect(write.status == 0)
         #expect(write.output == "")
         #expect(write.error == "")
@@ -38,14 +39,16 @@ struct DefaultsThroughDaemonTests {
         #expect(missing.status == 1)
         #expect(missing.error == "\nDomain com.example.none does not exist\n")
         let explain = try runProgram(Self.defaults, ["explain", "prefsd", "FlushDelay"], environment: home.environment)
-        #expect(explain.output == "FlushDelay = 1 from shipped prefsd (\(DaemonProcess.repository)/Domains/prefsd.plist)\n")
+        #expect(
+            explain.output == "FlushDelay = 1 from shipped prefsd (\(DaemonProcess.repository)/Domains/prefsd.plist)\n")
 
         daemon.signal(SIGTERM)
         #expect(daemon.finish() == 0)
         #expect(try home.storedValues("com.example.app") == ["Theme": "dark"])
 
         // Without the daemon, the same command works on the files.
-        let offline = try runProgram(Self.defaults, ["read", "com.example.app", "Theme"], environment: home.environment)
+        let offline = try runProgram(
+            Self.defaults, ["read", "com.example.app", "Theme"], environment: home.environment)
         #expect(offline.output == "dark\n")
     }
 }

@@ -24,8 +24,10 @@ struct PreferencesThroughDaemonTests {
         try daemon.waitUntilServing(home)
         let domains = DaemonProcess.repository + "/Domains"
         // Two storage values: two caches, as two processes would have.
-        let first = try Preferences(domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
-        let second = try Preferences(domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
+        let first = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
+        let second = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
         #expect(first.string(forKey: "AppleLocale") == "en_US")
 
         let seen = Mutex<[String?]>([])
@@ -58,7 +60,8 @@ struct PreferencesThroughDaemonTests {
         let errors = Mutex<[String]>([])
         let preferences = try Preferences(
             domain: "com.example.app",
-            storage: .daemon(socketPath: home.socketPath, diagnostics: { error in errors.withLock { $0.append("\(error)") } }))
+            storage: .daemon(
+                socketPath: home.socketPath, diagnostics: { error in errors.withLock { $0.append("\(error)") } }))
         #expect(preferences.string(forKey: "Theme") == nil)
         preferences.set("dark", forKey: "Theme")
         #expect(preferences.string(forKey: "Theme") == nil)

@@ -31,7 +31,11 @@ struct PrefsdCommandTests {
         try daemon.waitUntilServing(home)
 
         let client = try runProgram(
-            "/usr/bin/env", ["python3", DaemonProcess.repository + "/docs/examples/client.py", "com.example.demo", "greeting", "hello"],
+            "/usr/bin/env",
+            [
+                "python3", DaemonProcess.repository + "/docs/examples/client.py", "com.example.demo", "greeting",
+                "hello",
+            ],
             environment: home.environment)
         #expect(client.status == 0)
         #expect(client.output == "protocol version 1\ngreeting = hello\n")
@@ -70,7 +74,8 @@ struct PrefsdCommandTests {
                 continue
             }
             #expect(error.code == (index == 1 ? .limitExceeded : .malformedFrame))
-            #expect(try bystander.call(.set(WireDomain("a"), key: "k\(index)", value: 1, expectedVersion: nil)).isSuccess)
+            #expect(
+                try bystander.call(.set(WireDomain("a"), key: "k\(index)", value: 1, expectedVersion: nil)).isSuccess)
         }
         daemon.signal(SIGTERM)
         #expect(daemon.finish() == 0)
@@ -160,7 +165,8 @@ struct PrefsdCommandTests {
         let writer = try WireTestConnection(path: home.socketPath)
         try writer.hello()
         func storm(round: Int) throws {
-            let value = PlistValue.string(String(repeating: Character(UnicodeScalar(UInt8(97 + round % 26))), count: 1024))
+            let value = PlistValue.string(
+                String(repeating: Character(UnicodeScalar(UInt8(97 + round % 26))), count: 1024))
             for key in 0..<1000 {
                 try writer.send(.set(app, key: "key\(key)", value: value, expectedVersion: nil))
             }

@@ -38,7 +38,8 @@ struct SystemdActivationTests {
         // The first connection starts prefsd; it is not lost while the daemon starts.
         let client = try WireTestConnection(path: home.socketPath)
         try client.hello()
-        #expect(try client.call(.set(WireDomain("com.example.app"), key: "k", value: "v", expectedVersion: nil)).isSuccess)
+        #expect(
+            try client.call(.set(WireDomain("com.example.app"), key: "k", value: "v", expectedVersion: nil)).isSuccess)
         let startup = try notify.waitFor("READY=1")
         let ready = startup.last ?? ""
         #expect(ready.hasPrefix("READY=1\nSTATUS="))
@@ -74,7 +75,9 @@ struct SystemdActivationTests {
             _ = try notify.waitFor("READY=1")
             usleep(2_500_000)
             #expect(daemon.isRunning)
-            #expect(try client.call(.set(WireDomain("com.example.app"), key: "k", value: 1, expectedVersion: nil)).isSuccess)
+            #expect(
+                try client.call(.set(WireDomain("com.example.app"), key: "k", value: 1, expectedVersion: nil)).isSuccess
+            )
         }
         let start = ContinuousClock.now
         _ = try notify.waitFor("STOPPING=1", timeout: .seconds(10))
@@ -106,7 +109,10 @@ struct SystemdActivationTests {
 
         let stranger = try runProgram(
             "/usr/bin/setpriv",
-            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", client, "com.example.demo", "greeting", "hi"],
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", client, "com.example.demo",
+                "greeting", "hi",
+            ],
             environment: ["PREFSD_SOCKET": socket])
         #expect(stranger.status == 1)
         #expect(stranger.output == "")

@@ -43,7 +43,9 @@ final class WireTestConnection {
     func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw TestFailure("send: \(String(cString: strerror(errno)))")
@@ -77,7 +79,8 @@ final class WireTestConnection {
             let remaining = deadline - .now
             guard remaining > .zero else { throw TestFailure("no message within \(timeout)") }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -98,7 +101,9 @@ final class WireTestConnection {
 
     /// The next message as a server message.
     func receiveMessage(timeout: Duration = .seconds(5)) throws -> WireServerMessage {
-        guard let dictionary = try receive(timeout: timeout) else { throw TestFailure("the server closed the connection") }
+        guard let dictionary = try receive(timeout: timeout) else {
+            throw TestFailure("the server closed the connection")
+        }
         return try WireServerMessage(dictionary: dictionary)
     }
 

@@ -175,7 +175,8 @@ struct PrefsClientTests {
             Issue.record("a bad name was accepted")
         } catch {
             #expect(error.serverError?.code == .invalidName)
-            #expect(error.message.hasPrefix("prefsd refused the request: invalidName: field `domain`: invalid domain name"))
+            #expect(
+                error.message.hasPrefix("prefsd refused the request: invalidName: field `domain`: invalid domain name"))
         }
         await client.close()
         await server.stop()

@@ -50,7 +50,9 @@ struct ProtocolTests {
         let connection = try daemon.connect()
         var ids: [UInt64] = []
         for index in 0..<200 {
-            ids.append(try connection.send(.set(app, key: "k", value: .integer(PlistInteger(Int64(index))), expectedVersion: nil)))
+            ids.append(
+                try connection.send(
+                    .set(app, key: "k", value: .integer(PlistInteger(Int64(index))), expectedVersion: nil)))
             ids.append(try connection.send(.get(app, key: "k")))
         }
         for (position, id) in ids.enumerated() {
@@ -73,7 +75,8 @@ struct ProtocolTests {
         defer { Task { await daemon.stop() } }
         let connection = try daemon.connect()
         #expect(try connection.call(.readDomain(app)).failureCode == .notFound)
-        #expect(try connection.call(.set(app, key: "a", value: "1", expectedVersion: nil)) == .success(.set(version: 1)))
+        #expect(
+            try connection.call(.set(app, key: "a", value: "1", expectedVersion: nil)) == .success(.set(version: 1)))
         #expect(
             try connection.call(.setMany(app, values: ["b": 2, "c": 3], removeKeys: ["a"], expectedVersion: nil))
                 == .success(.setMany(version: 4)))
@@ -88,7 +91,9 @@ struct ProtocolTests {
         let file = daemon.paths.preferencesDirectory + "/com.example.app.plist"
         let stored = try PlistSerialization.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
         #expect(stored == ["x": true])
-        #expect(try connection.call(.listDomains(scope: .user, byHost: false)) == .success(.listDomains(["com.example.app"])))
+        #expect(
+            try connection.call(.listDomains(scope: .user, byHost: false))
+                == .success(.listDomains(["com.example.app"])))
         #expect(try connection.call(.removeDomain(app, expectedVersion: nil)) == .success(.removeDomain(version: 8)))
         #expect(try connection.call(.removeDomain(app, expectedVersion: nil)).failureCode == .notFound)
         #expect(try connection.call(.synchronize) == .success(.synchronize))
@@ -105,7 +110,8 @@ struct ProtocolTests {
         #expect(try connection.call(.get(app, key: "k")) == .success(.get(value: nil, version: 0)))
         #expect(try connection.call(.get(host, key: "k")) == .success(.get(value: "host", version: 1)))
         #expect(
-            try connection.call(.listDomains(scope: .user, byHost: true)) == .success(.listDomains(["com.example.app"])))
+            try connection.call(.listDomains(scope: .user, byHost: true)) == .success(.listDomains(["com.example.app"]))
+        )
     }
 
     @Test("compare-and-set applies at the expected version and reports the current one otherwise")
@@ -138,7 +144,8 @@ struct ProtocolTests {
         let connection = try daemon.connect()
         let traversal = try connection.call(.get(WireDomain("../etc/passwd"), key: "k"))
         #expect(traversal.failureCode == .invalidName)
-        let system = try connection.call(.set(WireDomain("com.example.app", scope: .system), key: "k", value: 1, expectedVersion: nil))
+        let system = try connection.call(
+            .set(WireDomain("com.example.app", scope: .system), key: "k", value: 1, expectedVersion: nil))
         guard case .failure(let readOnly) = system else {
             Issue.record("system write succeeded")
             return

@@ -32,7 +32,8 @@ struct RobustnessTests {
         let error = try closingError(offender)
         #expect(error?.code == frame.code, "\(frame.name)")
         #expect(error?.limit == frame.limit, "\(frame.name)")
-        #expect(try bystander.call(.get(WireDomain("com.example.app"), key: "k")) == .success(.get(value: "v", version: 1)))
+        #expect(
+            try bystander.call(.get(WireDomain("com.example.app"), key: "k")) == .success(.get(value: "v", version: 1)))
     }
 
     @Test("a stream that ends inside a frame is malformed, and a request without id closes the connection")
@@ -66,7 +67,8 @@ struct RobustnessTests {
         let connection = try daemon.connect()
         var value: PlistValue = 1
         for _ in 0..<10 { value = .array([value]) }
-        try connection.send(WireRequest(id: 1, .set(WireDomain("a"), key: "k", value: value, expectedVersion: nil)).dictionary)
+        try connection.send(
+            WireRequest(id: 1, .set(WireDomain("a"), key: "k", value: value, expectedVersion: nil)).dictionary)
         let error = try closingError(connection)
         #expect(error?.code == .limitExceeded)
     }

@@ -100,7 +100,8 @@ struct SettingsAndSocketTests {
         #expect(open?.code == .unsafeSocketDirectory)
         #expect(
             open?.message
-                == "socket directory \(directory.file("open")) has mode 755; it must be 0700 (only its owner may enter it)")
+                == "socket directory \(directory.file("open")) has mode 755; it must be 0700 (only its owner may enter it)"
+        )
 
         FileManager.default.createFile(atPath: directory.file("run/file"), contents: Data("x".utf8))
         let notSocket = await startError(directory.file("run/file"))

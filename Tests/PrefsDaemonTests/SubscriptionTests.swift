@@ -8,7 +8,8 @@ import Testing
 struct SubscriptionTests {
     let app = WireDomain("com.example.app")
 
-    func subscribe(_ connection: WireTestConnection, _ filter: WireSubscriptionFilter) throws -> (UInt64, WireSnapshot) {
+    func subscribe(_ connection: WireTestConnection, _ filter: WireSubscriptionFilter) throws -> (UInt64, WireSnapshot)
+    {
         guard case .success(.subscribe(let id, let snapshot)) = try connection.call(.subscribe(filter)) else {
             throw TestFailure("subscribe failed")
         }

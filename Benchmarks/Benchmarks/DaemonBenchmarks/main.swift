@@ -1,0 +1,236 @@
+import Foundation
+import PrefsPlist
+import PrefsWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// The daemon's benchmarks, with redis-benchmark and dconf as references in the same run (docs/DAEMON.md).
+//
+// usage: DaemonBenchmarks [--prefsd PATH] [--defaults PATH] [--seconds N]
+// (run from Benchmarks/ after `swift build -c release` at the top level; `--subscriber` is internal)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--subscriber", arguments.count == 3, let count = Int(arguments[2]) {
+    try NotificationLatency.subscriber(socket: arguments[1], count: count)
+    exit(0)
+}
+
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+// `--attach SOCKET DEPTH SECONDS`: only the get load, against a daemon already running (for profiling it).
+if arguments.first == "--attach", arguments.count == 4, let depth = Int(arguments[2]), let time = Double(arguments[3]) {
+    let domain = WireDomain("org.preferences.bench")
+    let hello = try WireFrame.encode(WireRequest(id: 0, .hello(WireHello(client: "DaemonBenchmarks"))).dictionary)
+    let get = try WireFrame.encode(WireRequest(id: 2, .get(domain, key: "key")).dictionary)
+    let outcome = try LoadGenerator.run(
+        socket: arguments[1], connections: 50, depth: depth, duration: time, hello: hello, frame: get)
+    print(String(format: "get, 50 clients, depth %d: %.0f requests per second", depth, outcome.perSecond))
+    exit(0)
+}
+let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
+// The fully static build of docs/DEFAULTS.md (Benchmarks/cli-defaults.sh makes it) starts fastest.
+let defaults =
+    option("--defaults")
+    ?? (FileManager.default.isExecutableFile(atPath: "../.build-static/release/defaults")
+        ? "../.build-static/release/defaults" : "../.build/release/defaults")
+let seconds = Double(option("--seconds") ?? "3") ?? 3
+guard FileManager.default.isExecutableFile(atPath: prefsd) else {
+    print("DaemonBenchmarks: no prefsd at \(prefsd); build it with `swift build -c release` at the top level")
+    exit(1)
+}
+
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("prefsd-bench-\(getpid())").path
+try FileManager.default.createDirectory(
+    atPath: work + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+defer { try? FileManager.default.removeItem(atPath: work) }
+let socketPath = work + "/run/socket"
+let environment: [String: String] = {
+    var environment = ProcessInfo.processInfo.environment
+    environment["PREFERENCES_HOME"] = work + "/prefs"
+    environment["PREFERENCES_SYSTEM_DIR"] = work + "/system"
+    environment["PREFERENCES_DOMAINS_DIR"] = work + "/domains"
+    environment["PREFSD_SOCKET"] = socketPath
+    environment["HOME"] = work
+    environment["XDG_CONFIG_HOME"] = work + "/config"
+    environment["XDG_RUNTIME_DIR"] = work + "/run"
+    for name in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC"] { environment[name] = nil }
+    return environment
+}()
+
+nonisolated(unsafe) let processEnvironment = environment
+
+func start(_ path: String, _ arguments: [String], output: String? = nil) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = processEnvironment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError =
+        output.flatMap {
+            FileManager.default.createFile(atPath: $0, contents: nil) ? FileHandle(forWritingAtPath: $0) : nil
+        } ?? FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+func waitForSocket(_ path: String) throws {
+    for _ in 0..<500 {
+        if let descriptor = try? LoadGenerator.connect(path) {
+            close(descriptor)
+            return
+        }
+        usleep(10_000)
+    }
+    throw BenchmarkError("nothing answers on \(path)")
+}
+
+func run(_ path: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = processEnvironment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Median wall time of `count` runs of a command (started with `posix_spawn`, output to /dev/null), in
+/// milliseconds; Foundation's `Process` would add more than the commands themselves take.
+func medianMilliseconds(_ path: String, _ arguments: [String], count: Int) throws -> Double {
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = processEnvironment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var times: [Double] = []
+    for run in 0..<(count + 10) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var child: pid_t = 0
+        guard posix_spawn(&child, path, &actions, nil, argv, envp) == 0 else { throw BenchmarkError("spawn \(path)") }
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        // The first runs warm the page cache.
+        if run >= 10 { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
+    }
+    return percentile(times, 0.5)
+}
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))]
+}
+
+func which(_ name: String) -> String? {
+    for directory in (processEnvironment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let path = "\(directory)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return nil
+}
+
+// MARK: - prefsd
+
+let daemon = try start(prefsd, [], output: work + "/prefsd.log")
+try waitForSocket(socketPath)
+let domain = WireDomain("org.preferences.bench")
+let hello = try WireFrame.encode(WireRequest(id: 0, .hello(WireHello(client: "DaemonBenchmarks"))).dictionary)
+let setup = try LoadGenerator.connect(socketPath)
+try LoadGenerator.writeAll(setup, hello)
+var counter = LoadGenerator.FrameCounter()
+try counter.read(setup, frames: 1)
+try LoadGenerator.writeAll(
+    setup,
+    try WireFrame.encode(WireRequest(id: 1, .set(domain, key: "key", value: "value", expectedVersion: nil)).dictionary))
+try counter.read(setup, frames: 1)
+close(setup)
+
+let get = try WireFrame.encode(WireRequest(id: 2, .get(domain, key: "key")).dictionary)
+let set = try WireFrame.encode(
+    WireRequest(id: 3, .set(domain, key: "key", value: "value", expectedVersion: nil)).dictionary)
+
+struct Row {
+    var name: String
+    var prefsd: Double
+    var redis: Double?
+}
+var rows: [Row] = []
+for (name, frame) in [("get", get), ("set", set)] {
+    for depth in [1, 16] {
+        let outcome = try LoadGenerator.run(
+            socket: socketPath, connections: 50, depth: depth, duration: seconds, hello: hello, frame: frame)
+        rows.append(Row(name: "\(name), 50 clients, depth \(depth)", prefsd: outcome.perSecond))
+    }
+}
+let latencies = try NotificationLatency.measure(socket: socketPath, count: 2000, interval: .microseconds(500))
+
+// defaults read through the daemon (the value set above), against dconf read.
+var defaultsRead: Double?
+if FileManager.default.isExecutableFile(atPath: defaults) {
+    defaultsRead = try medianMilliseconds(defaults, ["read", "org.preferences.bench", "key"], count: 300)
+}
+daemon.terminate()
+daemon.waitUntilExit()
+
+// MARK: - references
+
+if let server = which("redis-server"), let benchmark = which("redis-benchmark") {
+    let redisSocket = work + "/redis.sock"
+    let redis = try start(server, ["--port", "0", "--unixsocket", redisSocket, "--save", "", "--appendonly", "no"])
+    try waitForSocket(redisSocket)
+    for (index, row) in rows.enumerated() {
+        let test = row.name.hasPrefix("get") ? "get" : "set"
+        let depth = row.name.hasSuffix("depth 16") ? "16" : "1"
+        let requests = row.prefsd * seconds * (depth == "16" ? 2 : 1)
+        let output = try run(
+            benchmark,
+            ["-s", redisSocket, "-c", "50", "-n", "\(max(100_000, Int(requests)))", "-P", depth, "-t", test, "-q"])
+        // "GET: 123456.79 requests per second, p50=0.199 msec"
+        if let range = output.range(of: #"[0-9.]+ requests per second"#, options: .regularExpression) {
+            rows[index].redis = Double(output[range].split(separator: " ")[0])
+        }
+    }
+    redis.terminate()
+    redis.waitUntilExit()
+}
+var dconfRead: Double?
+if let dconf = which("dconf") {
+    dconfRead = try medianMilliseconds(dconf, ["read", "/org/preferences/bench/key"], count: 300)
+}
+
+// MARK: - report
+
+print("| load (Unix socket) | prefsd req/s | redis req/s | prefsd / redis |")
+print("|---|---|---|---|")
+for row in rows {
+    let redis = row.redis.map { String(format: "%.0f", $0) } ?? "–"
+    let ratio = row.redis.map { String(format: "%.2f", row.prefsd / $0) } ?? "–"
+    print("| \(row.name) | \(String(format: "%.0f", row.prefsd)) | \(redis) | \(ratio) |")
+}
+print("")
+print(
+    String(
+        format: "notification latency, set in one process → event in another (%d events): p50 %.3f ms, p99 %.3f ms",
+        latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99)))
+if let defaultsRead {
+    print(
+        "defaults read through prefsd (\(defaults)): \(String(format: "%.2f", defaultsRead)) ms per run (median of 300)"
+    )
+}
+if let dconfRead {
+    print(String(format: "dconf read: %.2f ms per run (median of 300)", dconfRead))
+}
