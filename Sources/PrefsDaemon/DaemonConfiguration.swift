@@ -24,6 +24,12 @@ public struct DaemonConfiguration: Sendable {
     public var serverName: String
     /// How long shutdown waits for connections to finish the request they are performing before closing them.
     public var drainTimeout: Duration
+    /// The umask the socket is bound under (`0o177` makes it 0600), or `nil` to bind under the process's own.
+    ///
+    /// The umask is process-wide: `prefsd` sets it, since nothing else in the daemon creates files while it binds; a
+    /// program that embeds the server among other threads (tests) leaves it `nil` and relies on the socket's 0700
+    /// directory.
+    public var socketCreationMask: UInt32?
 
     /// The daemon's name and version as `hello` reports it.
     public static let defaultServerName = "prefsd \(PrefsDaemonVersion.current)"
@@ -38,10 +44,11 @@ public struct DaemonConfiguration: Sendable {
     ///   - logLevel: The lowest level logged.
     ///   - serverName: The name reported in `hello`.
     ///   - drainTimeout: How long shutdown waits for requests in progress.
+    ///   - socketCreationMask: The umask to bind the socket under, or `nil` for the process's.
     public init(
         socketPath: String, storePaths: StorePaths, limits: WireLimits = .default, flushDelay: Duration = .seconds(1),
         idleExitDelay: Duration? = nil, logLevel: Logger.Level = .info, serverName: String = defaultServerName,
-        drainTimeout: Duration = .seconds(5)
+        drainTimeout: Duration = .seconds(5), socketCreationMask: UInt32? = nil
     ) {
         self.socketPath = socketPath
         self.storePaths = storePaths
@@ -51,6 +58,7 @@ public struct DaemonConfiguration: Sendable {
         self.logLevel = logLevel
         self.serverName = serverName
         self.drainTimeout = drainTimeout
+        self.socketCreationMask = socketCreationMask
     }
 
     /// The socket path this process's environment names: `PREFSD_SOCKET`, else `$XDG_RUNTIME_DIR/prefsd/socket`,

@@ -91,13 +91,13 @@ public final class DaemonServer: Service, Sendable {
             return
         }
         let listener = try SocketListener.prepare(path: configuration.socketPath)
-        let previousMask = DaemonSystem.setFileCreationMask(SocketListener.socketMask)
+        let previousMask = configuration.socketCreationMask.map { DaemonSystem.setFileCreationMask($0) }
         let channel: any Channel
         do {
             channel = try await bootstrap().bind(unixDomainSocketPath: listener.path).get()
-            DaemonSystem.setFileCreationMask(previousMask)
+            if let previousMask { DaemonSystem.setFileCreationMask(previousMask) }
         } catch {
-            DaemonSystem.setFileCreationMask(previousMask)
+            if let previousMask { DaemonSystem.setFileCreationMask(previousMask) }
             listener.release()
             throw PrefsDaemonError(
                 .bindFailed, "cannot listen on \(listener.path)", path: listener.path, cause: error)

@@ -98,6 +98,13 @@ enum DaemonSystem {
         return descriptor
     }
 
+    /// Sleeps this thread (start-up only, before any event loop work).
+    static func sleep(milliseconds: Int) {
+        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
     /// Closes a descriptor; errors are ignored (there is nothing to retry after `close`).
     static func closeDescriptor(_ descriptor: Int32) {
         _ = close(descriptor)

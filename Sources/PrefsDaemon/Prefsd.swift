@@ -75,7 +75,7 @@ public enum Prefsd {
         let configuration = DaemonConfiguration(
             socketPath: socketOverride ?? DaemonConfiguration.defaultSocketPath(), storePaths: paths,
             limits: settings.limits, flushDelay: settings.flushDelay, idleExitDelay: settings.idleExitDelay,
-            logLevel: settings.logLevel)
+            logLevel: settings.logLevel, socketCreationMask: SocketListener.socketMask)
         let storeLogger = Logger(label: "prefsd.store")
         let store = PreferencesStore(
             paths: paths,

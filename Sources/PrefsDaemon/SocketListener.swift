@@ -47,12 +47,18 @@ final class SocketListener: Sendable {
         try prepareDirectory(directoryPath)
 
         let lockPath = path + ".lock"
-        let lock: Int32?
-        do {
-            lock = try DaemonSystem.lockFile(lockPath)
-        } catch {
-            throw PrefsDaemonError(
-                .systemCallFailed, "cannot take the lock of socket \(path)", path: lockPath, cause: error)
+        var lock: Int32?
+        // A lock held a moment longer than its daemon (a child forked just then keeps the descriptor until it execs)
+        // is waited for briefly; a daemon that really runs keeps it.
+        for attempt in 0..<20 {
+            do {
+                lock = try DaemonSystem.lockFile(lockPath)
+            } catch {
+                throw PrefsDaemonError(
+                    .systemCallFailed, "cannot take the lock of socket \(path)", path: lockPath, cause: error)
+            }
+            if lock != nil || attempt == 19 { break }
+            DaemonSystem.sleep(milliseconds: 25)
         }
         guard let lock else {
             throw PrefsDaemonError(

@@ -30,6 +30,13 @@ struct PrefsdCommandTests {
         let daemon = try DaemonProcess(home)
         try daemon.waitUntilServing(home)
 
+        // The real daemon binds under umask 0177: socket 0600 in a directory it created 0700.
+        let socketMode = try FileManager.default.attributesOfItem(atPath: home.socketPath)[.posixPermissions] as? Int
+        #expect(socketMode == 0o600)
+        let directoryMode =
+            try FileManager.default.attributesOfItem(atPath: home.directory.file("run"))[.posixPermissions] as? Int
+        #expect(directoryMode == 0o700)
+
         let client = try runProgram(
             "/usr/bin/env",
             [

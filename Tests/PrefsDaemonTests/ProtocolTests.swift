@@ -157,8 +157,7 @@ struct ProtocolTests {
         #expect(longKey.failureLimit == .maxKeyBytes)
         let deep = try connection.call(.set(app, key: "k", value: [[[1]]], expectedVersion: nil))
         #expect(deep.failureLimit == .maxDepth)
-        let unknown = try connection.send(["id": 7, "op": "frobnicate"])
-        _ = unknown
+        try connection.send(["id": 7, "op": "frobnicate"])
         let reply = try connection.receiveReply()
         #expect(reply.id == 7)
         #expect(reply.outcome.failureCode == .unknownOperation)

@@ -78,15 +78,13 @@ struct SettingsAndSocketTests {
         }
     }
 
-    @Test("the socket directory is created 0700 and the socket 0600; an unsafe directory is refused")
-    func socketModes() async throws {
+    @Test("the socket directory is created 0700; a second daemon, an unsafe directory, a non-socket are refused")
+    func socketDirectory() async throws {
         let directory = try TemporaryDirectory(prefix: "prefsd-socket")
         let path = directory.file("run/socket")
         let server = try await serve(path)
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.file("run"))
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
-        let socketAttributes = try FileManager.default.attributesOfItem(atPath: path)
-        #expect((socketAttributes[.posixPermissions] as? Int) == 0o600)
 
         let second = await startError(path)
         #expect(second?.code == .socketInUse)
@@ -103,7 +101,7 @@ struct SettingsAndSocketTests {
                 == "socket directory \(directory.file("open")) has mode 755; it must be 0700 (only its owner may enter it)"
         )
 
-        FileManager.default.createFile(atPath: directory.file("run/file"), contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: directory.file("run/file"), contents: Data("x".utf8)))
         let notSocket = await startError(directory.file("run/file"))
         #expect(notSocket?.code == .socketInUse)
         #expect(FileManager.default.fileExists(atPath: directory.file("run/file")))
