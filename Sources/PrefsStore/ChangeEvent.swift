@@ -19,6 +19,17 @@ public struct ChangeEvent: Sendable, Hashable, CustomStringConvertible {
     public var sequence: UInt64
     /// Who made the change.
     public var origin: ChangeOrigin
+    /// For effective observation: the persistent domain whose change moved the effective value, and that domain's
+    /// own sequence number of the change; `nil` for domain observation and for changes of the volatile layers.
+    public var layer: (domain: DomainID, sequence: UInt64)? {
+        get { layerDomain.map { ($0, layerSequence) } }
+        set {
+            layerDomain = newValue?.domain
+            layerSequence = newValue?.sequence ?? 0
+        }
+    }
+    private var layerDomain: DomainID?
+    private var layerSequence: UInt64 = 0
 
     /// Creates an event.
     /// - Parameters:

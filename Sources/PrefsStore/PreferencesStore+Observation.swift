@@ -35,8 +35,12 @@ extension PreferencesStore {
             state.observersByTarget[filter.target, default: []].append(id)
             var values: [String: PlistValue]
             let sequence: UInt64
+            var layerSequences: [DomainID: UInt64] = [:]
             if let view {
                 (values, sequence) = view.snapshot()
+                for case .domain(let index) in view.slots {
+                    layerSequences[state.domains[index].id] = state.domains[index].sequence
+                }
             } else if let slot {
                 values = state.domains[slot].values
                 sequence = state.domains[slot].sequence
@@ -45,7 +49,9 @@ extension PreferencesStore {
                 sequence = 0
             }
             if let key = filter.key { values = values[key].map { [key: $0] } ?? [:] }
-            return (id, StoreSnapshot(values: values, sequence: sequence))
+            var snapshot = StoreSnapshot(values: values, sequence: sequence)
+            snapshot.layerSequences = layerSequences
+            return (id, snapshot)
         }
         return Subscription(token: ObservationToken(store: self, id: id, flag: flag), snapshot: snapshot)
     }

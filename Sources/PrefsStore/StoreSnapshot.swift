@@ -6,4 +6,7 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var values: [String: PlistValue]
     /// The sequence number of the last change included; events with higher numbers come after.
     public var sequence: UInt64
+    /// For an effective subscription: the sequence number of each persistent domain of the search list, taken with
+    /// the values (compare with ``ChangeEvent/layer``); empty otherwise.
+    public var layerSequences: [DomainID: UInt64] = [:]
 }

@@ -356,9 +356,12 @@ struct StoreState {
         }
         guard let (old, version) = view.update(key: key, to: effective) else { return }
         if !observers.isEmpty, let ids = observersByTarget[.effective(view.searchList)] {
-            let event = ChangeEvent(
+            var event = ChangeEvent(
                 domain: DomainID(view.searchList.domain), key: key, oldValue: old, newValue: effective,
                 sequence: version, origin: origin)
+            if case .domain(let index) = slots[changedPosition] {
+                event.layer = (domains[index].id, domains[index].sequence)
+            }
             for id in ids where observers[id]?.filter.key.map({ $0 == key }) ?? true {
                 batch[id, default: []].append(event)
             }
