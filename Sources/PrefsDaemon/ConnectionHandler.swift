@@ -338,16 +338,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
         return (subscription.token, subscription.snapshot)
     }
 
-    /// The wire snapshot of a store snapshot: the watched keys, and the sequence of the domain they came from.
+    /// The wire snapshot of a store snapshot: the watched keys, and the sequence of each domain they came from (one
+    /// for a domain subscription, every searched user, by-host, system and forced domain for an effective one).
     private func wireSnapshot(_ snapshot: StoreSnapshot, filter: WireSubscriptionFilter) -> WireSnapshot {
         var values = snapshot.values
         if case .prefix = filter.keys { values = values.filter { filter.keys.matches($0.key) } }
-        let domain: WireDomain
         switch filter.target {
-        case .domain(let target): domain = target
-        case .effective(let list): domain = WireDomain(list.app)
+        case .domain(let target):
+            return WireSnapshot(values: values, sequences: [.init(domain: target, sequence: snapshot.sequence)])
+        case .effective:
+            let sequences = snapshot.layerSequences.filter { $0.key.scope != .shipped }
+                .map { WireSnapshot.DomainSequence(domain: StoreRequests.wireDomain($0.key), sequence: $0.value) }
+                .sorted { "\($0.domain)" < "\($1.domain)" }
+            return WireSnapshot(values: values, sequences: sequences)
         }
-        return WireSnapshot(values: values, sequences: [.init(domain: domain, sequence: snapshot.sequence)])
     }
 
     /// Queues a batch of store events for a subscription and writes what the peer can take.
@@ -362,10 +366,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 changes = []
             }
             batchOrigin = event.origin
+            // An effective change names the layer that moved it, with that domain's own sequence number.
+            var domain = event.domain
+            var sequence = event.sequence
+            if let layer = event.layer, layer.domain.scope != .shipped {
+                domain = layer.domain
+                sequence = layer.sequence
+            }
             changes.append(
                 WireChange(
-                    domain: StoreRequests.wireDomain(event.domain), key: event.key, old: event.oldValue,
-                    new: event.newValue, sequence: event.sequence))
+                    domain: StoreRequests.wireDomain(domain), key: event.key, old: event.oldValue,
+                    new: event.newValue, sequence: sequence))
         }
         if let batchOrigin, !changes.isEmpty {
             eventQueue.enqueue(subscription: id, changes: changes, origin: StoreRequests.origin(batchOrigin))

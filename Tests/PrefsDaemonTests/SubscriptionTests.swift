@@ -72,6 +72,13 @@ struct SubscriptionTests {
         }
         #expect(globalID == effectiveID)
         #expect(globalChange.new == "light")
+        // The event names the layer that moved the effective value, with that domain's own sequence number.
+        #expect(globalChange.domain == WireDomain("NSGlobalDomain"))
+        #expect(globalChange.sequence == 1)
+        #expect(effectiveSnapshot.sequence(of: WireDomain("NSGlobalDomain")) == 0)
+        #expect(effectiveSnapshot.sequence(of: app) == 0)
+        #expect(effectiveSnapshot.sequence(of: WireDomain(app.name, byHost: true)) == 0)
+        #expect(effectiveSnapshot.sequence(of: WireDomain(app.name, scope: .forced)) == 0)
         #expect(try watcher.call(.unsubscribe(subscription: prefixID)) == .success(.unsubscribe))
         #expect(try watcher.call(.unsubscribe(subscription: prefixID)).failureCode == .notFound)
         _ = try writer.call(.set(app, key: "Window", value: 3, expectedVersion: nil))
