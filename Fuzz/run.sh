@@ -9,7 +9,14 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzXML FuzzBinary FuzzOpenStep FuzzJSON)
 
-swift build -c release --scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld >/dev/null
+build_log="$(mktemp)"
+if ! swift build -c release --scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
+    >"$build_log" 2>&1; then
+    tail -n 30 "$build_log" >&2
+    echo "Fuzz: the harnesses did not build" >&2
+    exit 1
+fi
+rm -f "$build_log"
 bin="$(swift build -c release --scratch-path .build --show-bin-path)"
 corpus_dir="../../shared/corpus"
 work="$(mktemp -d)"

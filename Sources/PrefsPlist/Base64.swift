@@ -51,38 +51,86 @@ public enum Base64 {
     /// - Parameter text: The base64 text.
     /// - Returns: The decoded bytes, or `nil` when `text` is not base64.
     public static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        var pending = 0
-        var sawPadding = false
-        for byte in text {
-            let symbol = decodeTable[Int(byte)]
-            if symbol == 0xFE { continue }
-            if symbol == 0xFF { return nil }
-            if symbol == 64 {
-                sawPadding = true
-                continue
+        // Every four symbols make three bytes, and a final two or three make one or two more.
+        let capacity = text.count / 4 * 3 + 2
+        guard capacity <= 4096 else {
+            var written = 0
+            let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                written = decode(text, into: buffer) ?? -1
+                initialized = max(written, 0)
             }
-            if sawPadding { return nil }
-            accumulator = accumulator << 6 | UInt32(symbol)
-            pending += 1
-            if pending == 4 {
-                output.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                output.append(UInt8(truncatingIfNeeded: accumulator >> 8))
-                output.append(UInt8(truncatingIfNeeded: accumulator))
-                accumulator = 0
-                pending = 0
+            return written >= 0 ? output : nil
+        }
+        // Small data, the common case, is decoded on the stack and copied out: `Array(_:)` of a buffer
+        // allocates with the element type's metadata resolved at compile time, where
+        // `Array(unsafeUninitializedCapacity:)` looks it up in the runtime's cache on every call.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            decode(text, into: buffer).map { Array(UnsafeBufferPointer(rebasing: buffer[..<$0])) }
+        }
+    }
+
+    /// Decodes `text` into `buffer`, which holds at least `text.count / 4 * 3 + 2` bytes.
+    /// - Returns: The number of bytes written, or `nil` when `text` is not base64.
+    private static func decode(_ text: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        // The table is read through one pointer: indexing the global array checks its initialization
+        // and bounds per byte.
+        decodeTable.withUnsafeBufferPointer { table in
+            var accumulator: UInt32 = 0
+            var pending = 0
+            var sawPadding = false
+            var written = 0
+            var index = 0
+            let count = text.count
+            while index < count {
+                // Four alphabet symbols at a time while nothing is pending: any white space, padding or
+                // stray byte has a table value of 64 or more, which sends that quad the slow way.
+                if pending == 0, index + 4 <= count {
+                    let first = table[Int(text[index])]
+                    let second = table[Int(text[index + 1])]
+                    let third = table[Int(text[index + 2])]
+                    let fourth = table[Int(text[index + 3])]
+                    if first | second | third | fourth < 64, !sawPadding {
+                        let quad = UInt32(first) << 18 | UInt32(second) << 12 | UInt32(third) << 6 | UInt32(fourth)
+                        buffer[written] = UInt8(truncatingIfNeeded: quad >> 16)
+                        buffer[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                        buffer[written + 2] = UInt8(truncatingIfNeeded: quad)
+                        written += 3
+                        index += 4
+                        continue
+                    }
+                }
+                let symbol = table[Int(text[index])]
+                index += 1
+                if symbol == 0xFE { continue }
+                if symbol == 0xFF { return nil }
+                if symbol == 64 {
+                    sawPadding = true
+                    continue
+                }
+                if sawPadding { return nil }
+                accumulator = accumulator << 6 | UInt32(symbol)
+                pending += 1
+                if pending == 4 {
+                    buffer[written] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: accumulator)
+                    written += 3
+                    accumulator = 0
+                    pending = 0
+                }
             }
+            switch pending {
+            case 0: break
+            case 2:
+                buffer[written] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                written += 1
+            case 3:
+                buffer[written] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                buffer[written + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                written += 2
+            default: return nil
+            }
+            return written
         }
-        switch pending {
-        case 0: break
-        case 2: output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
-        case 3:
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
-        default: return nil
-        }
-        return output
     }
 }

@@ -49,19 +49,24 @@ extension XMLPlistReader {
             return .value(PlistInteger(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)))
         }
 
+        @inline(__always)
         private static func digitValue(_ byte: UInt8, radix: UInt64) -> UInt64? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: return UInt64(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: return UInt64(byte - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
+            // One wrapping subtraction and comparison per range, rather than a pattern match.
+            let decimal = byte &- UInt8(ascii: "0")
+            if decimal < 10 { return UInt64(decimal) }
+            guard radix == 16 else { return nil }
+            let letter = (byte | 0x20) &- UInt8(ascii: "a")
+            return letter < 6 ? UInt64(letter) + 10 : nil
         }
 
         /// Reads a `<date>`: the form every writer uses, `YYYY-MM-DDTHH:MM:SSZ`, directly; anything else
         /// through ``PlistDate/init(iso8601:)``, which takes Apple's lenient forms too.
         static func date(_ text: [UInt8]) -> PlistDate? {
-            if let date = text.withUnsafeBufferPointer(canonicalDate) { return date }
+            text.withUnsafeBufferPointer { date($0) }
+        }
+
+        static func date(_ text: UnsafeBufferPointer<UInt8>) -> PlistDate? {
+            if let date = canonicalDate(text) { return date }
             return PlistDate(iso8601: String(decoding: text, as: UTF8.self))
         }
 
@@ -70,18 +75,21 @@ extension XMLPlistReader {
                 text[10] == UInt8(ascii: "T"), text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
                 text[19] == UInt8(ascii: "Z")
             else { return nil }
-            func number(_ offset: Int, _ length: Int) -> Int? {
-                var value = 0
-                for index in offset..<(offset + length) {
-                    let digit = Int(text[index]) - Int(UInt8(ascii: "0"))
-                    guard digit >= 0, digit <= 9 else { return nil }
-                    value = value * 10 + digit
-                }
-                return value
+            // Each digit is checked by one wrapping subtraction; any byte that is not a digit leaves a
+            // value of 10 or more, which the OR of all of them keeps.
+            var invalid: UInt8 = 0
+            @inline(__always) func digit(_ index: Int) -> Int {
+                let value = text[index] &- UInt8(ascii: "0")
+                invalid |= value >= 10 ? 1 : 0
+                return Int(value)
             }
-            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-                let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
-            else { return nil }
+            let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3)
+            let month = digit(5) * 10 + digit(6)
+            let day = digit(8) * 10 + digit(9)
+            let hour = digit(11) * 10 + digit(12)
+            let minute = digit(14) * 10 + digit(15)
+            let second = digit(17) * 10 + digit(18)
+            guard invalid == 0 else { return nil }
             return PlistDate(
                 components: PlistDate.Components(
                     year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second))
@@ -139,14 +147,28 @@ extension XMLPlistReader {
             return false
         }
 
+        /// 10^0 … 10^22, each exactly representable as a `Double`.
         private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
             var value = 1.0
             for _ in 0..<exponent { value *= 10 }
             return value
         }
 
-        /// Clinger's fast path: a decimal whose digits fit in 53 bits, scaled by at most 10^22, is
-        /// one exact multiplication or division away, so correctly rounded without `strtod`.
+        /// 5^0 … 5^27, the largest powers of five below 2^64.
+        private static let powersOfFive: [UInt64] = (0...27).map { exponent in
+            var value: UInt64 = 1
+            for _ in 0..<exponent { value *= 5 }
+            return value
+        }
+
+        /// Reads a decimal of at most 19 significant digits scaled by at most 10^±27, correctly rounded,
+        /// without `strtod`; `nil` for anything else (the caller falls back to the standard library).
+        ///
+        /// Digits that fit in 53 bits scaled by at most 10^22 take Clinger's fast path: one exact
+        /// multiplication or division. Otherwise the digits `m` are multiplied by 5^k in 128 bits, or
+        /// divided by 5^k with the remainder kept as a sticky bit, and the 64-bit result rounded once
+        /// to a `Double` and scaled by a power of two, which is exact. That covers the 17-digit reals
+        /// every writer produces.
         private static func exactDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
             let count = text.count
             var index = 0
@@ -162,11 +184,12 @@ extension XMLPlistReader {
             var seenPoint = false
             while index < count {
                 let byte = text[index]
-                if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                let digit = byte &- UInt8(ascii: "0")
+                if digit < 10 {
                     digitCount += 1
-                    if mantissa != 0 || byte != UInt8(ascii: "0") { significantDigits += 1 }
+                    if mantissa != 0 || digit != 0 { significantDigits += 1 }
                     guard significantDigits <= 19 else { return nil }
-                    mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
                     if seenPoint { scale -= 1 }
                 } else if byte == UInt8(ascii: "."), !seenPoint {
                     seenPoint = true
@@ -195,14 +218,44 @@ extension XMLPlistReader {
                 guard exponentDigits > 0, index == count else { return nil }
                 scale += exponentIsNegative ? -exponent : exponent
             }
-            guard mantissa <= 1 << 53, scale >= -22, scale <= 22 else { return nil }
-            var value = Double(mantissa)
-            if scale < 0 {
-                value /= exactPowersOfTen[-scale]
+            let value: Double
+            if mantissa <= 1 << 53, scale >= -22, scale <= 22 {
+                value =
+                    scale < 0 ? Double(mantissa) / exactPowersOfTen[-scale] : Double(mantissa) * exactPowersOfTen[scale]
+            } else if mantissa == 0 || scale < -27 || scale > 27 {
+                return nil
+            } else if scale >= 0 {
+                value = scaledProduct(mantissa, powersOfFive[scale], binaryExponent: scale)
             } else {
-                value *= exactPowersOfTen[scale]
+                value = scaledQuotient(mantissa, powersOfFive[-scale], binaryExponent: scale)
             }
             return isNegative ? -value : value
+        }
+
+        /// `m × 5^k × 2^binaryExponent`, correctly rounded: the 128-bit product's top 64 bits, with a
+        /// sticky bit for the rest, rounded once.
+        private static func scaledProduct(_ mantissa: UInt64, _ power: UInt64, binaryExponent: Int) -> Double {
+            let (high, low) = mantissa.multipliedFullWidth(by: power)
+            guard high != 0 else { return Double(sign: .plus, exponent: binaryExponent, significand: Double(low)) }
+            let shift = high.leadingZeroBitCount
+            var top = shift == 0 ? high : high << shift | low >> (64 - shift)
+            // Below the top 64 bits; the rounding point is 11 bits up, so bit 0 only breaks ties.
+            if low << shift != 0 { top |= 1 }
+            return Double(sign: .plus, exponent: binaryExponent + 64 - shift, significand: Double(top))
+        }
+
+        /// `m / 5^k × 2^binaryExponent`, correctly rounded: the digits are shifted so the quotient has
+        /// 63 or 64 bits, and a non-zero remainder becomes a sticky bit before the single rounding.
+        private static func scaledQuotient(_ mantissa: UInt64, _ power: UInt64, binaryExponent: Int) -> Double {
+            let normalizeShift = mantissa.leadingZeroBitCount
+            let normalized = mantissa << normalizeShift
+            // 2^powerBits <= power, so the quotient stays below 2^64 and at or above 2^62.
+            let powerBits = 63 - power.leadingZeroBitCount
+            let dividend = (high: normalized >> (64 - powerBits), low: normalized << powerBits)
+            var (quotient, remainder) = power.dividingFullWidth(dividend)
+            if remainder != 0 { quotient |= 1 }
+            return Double(
+                sign: .plus, exponent: binaryExponent - normalizeShift - powerBits, significand: Double(quotient))
         }
     }
 }

@@ -41,24 +41,47 @@ extension XMLPlistReader {
 
         /// Moves the elements from `start` to the top into an array, in order, and removes them.
         func removeArray(from start: Int) -> [Element] {
-            precondition(start >= 0 && start <= count, "value stack index out of range")
-            let moved = count - start
-            guard moved > 0 else { return [] }
-            let elements = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-                buffer.baseAddress?.moveInitialize(from: base + start, count: moved)
-                initialized = moved
+            removeMoving(from: start) { first, count in
+                // `Array(_:)` of a sequence that knows its count allocates once, with the element type's
+                // metadata resolved at compile time; `Array(unsafeUninitializedCapacity:)` looks it up
+                // in the runtime's cache on every call, which cost more than the elements themselves.
+                Array(MovedElements(first: first, count: count))
             }
-            count = start
-            return elements
         }
 
-        /// Moves each element from `start` to the top, in order, into `body`, and removes them.
-        func removeEach(from start: Int, _ body: (consuming Element) -> Void) {
+        /// Removes the elements from `start` to the top and lends them, still initialized, to `body`, which
+        /// must move every one of them out (or deinitialize it) before it returns.
+        ///
+        /// Moving rather than copying hands each element on without a retain and a release.
+        func removeMoving<Result>(
+            from start: Int, _ body: (UnsafeMutablePointer<Element>, _ count: Int) -> Result
+        ) -> Result {
             precondition(start >= 0 && start <= count, "value stack index out of range")
-            let end = count
-            // Shrink first: the elements are moved out whatever `body` does with them.
+            let moved = count - start
+            // Shrink first: the elements belong to `body` from here on.
             count = start
-            for index in start..<end { body((base + index).move()) }
+            return body(base + start, moved)
+        }
+
+        /// Elements moved out of the stack one at a time. Single pass only: iterating consumes them.
+        private struct MovedElements: Sequence, IteratorProtocol {
+            private var cursor: UnsafeMutablePointer<Element>
+            private var remaining: Int
+
+            init(first: UnsafeMutablePointer<Element>, count: Int) {
+                cursor = first
+                remaining = count
+            }
+
+            var underestimatedCount: Int { remaining }
+
+            mutating func next() -> Element? {
+                guard remaining > 0 else { return nil }
+                let element = cursor.move()
+                cursor += 1
+                remaining -= 1
+                return element
+            }
         }
 
         private func grow() {

@@ -99,7 +99,7 @@ enum XMLPlistReader {
                     Unmanaged<XMLPlistReader.ErrorSink>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
                 },
                 Unmanaged.passUnretained(errors).toOpaque())
-            var walker = XMLPlistReader.TreeBuilder(
+            let walker = XMLPlistReader.TreeBuilder(
                 reader: reader, source: text, limits: limits, errors: errors, blanksDropped: dropBlanks)
             return try walker.run()
         }
@@ -118,6 +118,8 @@ extension XMLPlistReader {
     /// Collects the first error libxml2 reports for one reader; never shared between readers.
     final class ErrorSink {
         @exclusivity(unchecked) private(set) var first: PlistError?
+        /// Whether ``first`` is set; checked after every node, it is cheaper to read than the error.
+        @exclusivity(unchecked) private(set) var hasError = false
 
         func record(_ error: xmlError) {
             // Warnings (an unusual namespace URI, say) do not stop a document being a valid plist.
@@ -129,6 +131,7 @@ extension XMLPlistReader {
             // that would lift them, which a plist reader must never set.
             let code: PlistError.Code = message.contains("XML_PARSE_HUGE") ? .limitExceeded : .malformed
             first = PlistError(code, "invalid XML: \(message)", at: position)
+            hasError = true
         }
     }
 
@@ -154,62 +157,78 @@ extension XMLPlistReader {
     }
 
     /// The element names as pointers into one reader's name dictionary, compared by identity.
+    ///
+    /// A name is found with one table load and one comparison, no branch on which name it is: the tags
+    /// of a real document come in no predictable order, and the chains of comparisons that first picked
+    /// the tag mispredicted on most elements.
     struct InternedNames {
-        private let key, string, integer, real, `true`, `false`, date, data, dict, array, plist: UnsafePointer<xmlChar>?
+        private static let slotCount = 64
+        /// The interned name in each slot, as an address (0 for none), and the tag it names.
+        private let slotNames: [UInt]
+        private let slotTags: [Tag]
+        /// A name's slot is its address shifted right by this much, modulo ``slotCount``.
+        private let shift: Int
 
         init(reader: xmlTextReaderPtr) {
-            func intern(_ tag: Tag) -> UnsafePointer<xmlChar>? {
-                tag.name.withCString { name in
+            var interned: [(address: UInt, tag: Tag)] = []
+            for tag in Tag.allCases {
+                let pointer = tag.name.withCString { name in
                     name.withMemoryRebound(to: xmlChar.self, capacity: tag.name.utf8.count + 1) {
                         xmlTextReaderConstString(reader, $0)
                     }
                 }
+                if let pointer { interned.append((UInt(bitPattern: pointer), tag)) }
             }
-            key = intern(.key)
-            string = intern(.string)
-            integer = intern(.integer)
-            real = intern(.real)
-            `true` = intern(.true)
-            `false` = intern(.false)
-            date = intern(.date)
-            data = intern(.data)
-            dict = intern(.dict)
-            array = intern(.array)
-            plist = intern(.plist)
+            // The names sit a few bytes apart in the dictionary's pool; some shift spreads them over
+            // distinct slots. Should none, every name is looked up by its text instead.
+            var names = [UInt](repeating: 0, count: Self.slotCount)
+            var tags = [Tag](repeating: .plist, count: Self.slotCount)
+            var chosenShift = 0
+            for shift in 0..<24 {
+                var occupied: UInt64 = 0
+                for (address, _) in interned { occupied |= 1 << UInt64(Self.slot(of: address, shift: shift)) }
+                guard occupied.nonzeroBitCount == interned.count else { continue }
+                for (address, tag) in interned {
+                    names[Self.slot(of: address, shift: shift)] = address
+                    tags[Self.slot(of: address, shift: shift)] = tag
+                }
+                chosenShift = shift
+                break
+            }
+            slotNames = names
+            slotTags = tags
+            shift = chosenShift
         }
 
-        /// The tag whose interned name is `name`, most frequent first.
+        private static func slot(of address: UInt, shift: Int) -> Int {
+            Int(truncatingIfNeeded: address >> UInt(shift)) & (slotCount - 1)
+        }
+
+        /// The tag whose interned name is `name`, or `nil` when `name` is not one of them.
+        @inline(__always)
         func tag(for name: UnsafePointer<xmlChar>) -> Tag? {
-            switch name {
-            case key: .key
-            case string: .string
-            case integer: .integer
-            case dict: .dict
-            case array: .array
-            case real: .real
-            case `true`: .true
-            case `false`: .false
-            case date: .date
-            case data: .data
-            case plist: .plist
-            default: nil
-            }
+            let address = UInt(bitPattern: name)
+            let slot = Self.slot(of: address, shift: shift)
+            return slotNames[slot] == address ? slotTags[slot] : nil
         }
     }
 
     /// Walks one reader's node stream and builds the value.
-    struct TreeBuilder {
+    ///
+    /// A class rather than a struct: its state is a few hundred bytes, which a struct's methods were
+    /// copying per element whenever the optimizer could not prove a non-mutating call harmless.
+    /// Only its own thread touches it, so its stored properties skip dynamic exclusivity checks.
+    final class TreeBuilder {
+        /// The tree node types the reader reports (`xmlElementType`), as raw values to switch on.
         private enum NodeType {
-            static let element = Int32(XML_READER_TYPE_ELEMENT.rawValue)
-            static let text = Int32(XML_READER_TYPE_TEXT.rawValue)
-            static let cdata = Int32(XML_READER_TYPE_CDATA.rawValue)
-            static let entityReference = Int32(XML_READER_TYPE_ENTITY_REFERENCE.rawValue)
-            static let processingInstruction = Int32(XML_READER_TYPE_PROCESSING_INSTRUCTION.rawValue)
-            static let comment = Int32(XML_READER_TYPE_COMMENT.rawValue)
-            static let documentType = Int32(XML_READER_TYPE_DOCUMENT_TYPE.rawValue)
-            static let whitespace = Int32(XML_READER_TYPE_WHITESPACE.rawValue)
-            static let significantWhitespace = Int32(XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue)
-            static let endElement = Int32(XML_READER_TYPE_END_ELEMENT.rawValue)
+            static let element = XML_ELEMENT_NODE.rawValue
+            static let text = XML_TEXT_NODE.rawValue
+            static let cdata = XML_CDATA_SECTION_NODE.rawValue
+            static let entityReference = XML_ENTITY_REF_NODE.rawValue
+            static let processingInstruction = XML_PI_NODE.rawValue
+            static let comment = XML_COMMENT_NODE.rawValue
+            static let documentType = XML_DOCUMENT_TYPE_NODE.rawValue
+            static let dtd = XML_DTD_NODE.rawValue
         }
 
         /// Where a start tag is: its line, and how many start tags precede it on that line.
@@ -220,13 +239,15 @@ extension XMLPlistReader {
 
         private enum FrameKind { case plist, array, dictionary }
 
-        /// An open `<plist>`, `<array>` or `<dict>`. Its children sit on `values` from `start` up;
-        /// a dictionary's alternate key (as `.string`) and value.
+        /// An open `<plist>`, `<array>` or `<dict>`. Its children sit on `values` from `start` up; a
+        /// dictionary's keys sit on `keys` from `keyStart` up, one more than its values while a key
+        /// waits for its value.
         private struct Frame {
             var kind: FrameKind
+            var node: xmlNodePtr
             var position: TagPosition
             var start: Int
-            var pendingKeyPosition = TagPosition(line: 0, ordinal: 0)
+            var keyStart: Int
         }
 
         private let reader: xmlTextReaderPtr
@@ -237,22 +258,30 @@ extension XMLPlistReader {
         /// Whether libxml2 was told to drop blank text nodes (see ``XMLPlistReader/RetryKeepingBlanks``).
         private let blanksDropped: Bool
 
-        private var stack: [Frame] = []
-        private let values = ValueStack<PlistValue>(capacity: 256)
-        private var containerDepth = 0
-        private var objectCount = 0
-        private var root: PlistValue?
-        private var checkedDocumentType = false
+        @exclusivity(unchecked) private var stack: [Frame] = []
+        private let values: ValueStack<PlistValue>
+        private let keys: ValueStack<String>
+        @exclusivity(unchecked) private var containerDepth = 0
+        @exclusivity(unchecked) private var objectCount = 0
+        @exclusivity(unchecked) private var root: PlistValue?
+        @exclusivity(unchecked) private var checkedDocumentType = false
+        /// Where the last key read starts. Only the innermost dictionary's last key can be waiting for a
+        /// value when an error names one: an outer dictionary's key gets the inner container as its value.
+        @exclusivity(unchecked) private var pendingKeyPosition = TagPosition(line: 0, ordinal: 0)
+
+        /// The innermost element that is open (started, not empty, not yet ended): the reader reports its
+        /// end as this same node (see ``run()``).
+        @exclusivity(unchecked) private var openElement: xmlNodePtr?
 
         /// The scalar element being read, its start tag, and its text so far: strings and keys
         /// straight into a `String`, the rest as bytes to parse.
-        private var scalarTag: Tag?
-        private var scalarPosition = TagPosition(line: 0, ordinal: 0)
-        private var scalarString = ""
-        private var scalarBytes: [UInt8] = []
+        @exclusivity(unchecked) private var scalarTag: Tag?
+        @exclusivity(unchecked) private var scalarPosition = TagPosition(line: 0, ordinal: 0)
+        @exclusivity(unchecked) private var scalarString = ""
+        private let scalarBytes = TextBuffer(capacity: 256)
 
-        private var lastTagLine = 0
-        private var tagsOnLastLine = 0
+        @exclusivity(unchecked) private var lastTagLine = 0
+        @exclusivity(unchecked) private var tagsOnLastLine = 0
 
         init(
             reader: xmlTextReaderPtr, source: UnsafeRawBufferPointer, limits: PlistLimits, errors: ErrorSink,
@@ -264,29 +293,40 @@ extension XMLPlistReader {
             self.limits = limits
             self.errors = errors
             names = InternedNames(reader: reader)
-            scalarBytes.reserveCapacity(256)
             stack.reserveCapacity(16)
+            // A value takes 40 bytes of XML or more (`<key>k</key><true/>` and its indentation), so this
+            // many children fit every container of most documents without the stacks growing: each
+            // growth copies the stack and, past a kilobyte, makes malloc consolidate its free lists.
+            let expectedChildren = min(max(source.count / 64, 256), 1 << 16)
+            values = ValueStack(capacity: expectedChildren)
+            keys = ValueStack(capacity: expectedChildren)
         }
 
-        mutating func run() throws -> PlistValue {
+        func run() throws -> PlistValue {
             while true {
                 let status = xmlTextReaderRead(reader)
-                if let error = errors.first { throw error }
+                if errors.hasError, let error = errors.first { throw error }
                 if status == 0 { break }
                 guard status > 0 else {
                     throw PlistError(.malformed, "libxml2 stopped reading the document", at: parserPosition())
                 }
-                switch xmlTextReaderNodeType(reader) {
-                case NodeType.element: try startElement()
-                case NodeType.endElement: try endElement()
-                case NodeType.text: try appendText(isBlank: false)
-                case NodeType.whitespace, NodeType.significantWhitespace: try appendText(isBlank: true)
+                // The node's own type, read from the node, rather than xmlTextReaderNodeType: that call
+                // also scans every text node for blanks, and cost more than the rest of the dispatch.
+                // The one thing it adds, start or end of an element, follows from the nesting: the reader
+                // reports an element's end as the node it reported starting, which is then the innermost
+                // open element, while a node it starts is a new one. Empty elements (`<true/>`) report
+                // no end and are never open.
+                guard let node = xmlTextReaderCurrentNode(reader) else { continue }
+                switch node.pointee.type.rawValue {
+                case NodeType.element:
+                    if node == openElement { try endElement() } else { try startElement(node) }
+                case NodeType.text: try appendText(node.pointee.content, isCharacterData: false)
                 case NodeType.cdata:
                     if blanksDropped, scalarTag != nil { throw RetryKeepingBlanks() }
-                    try appendText(isBlank: false)
+                    try appendText(node.pointee.content, isCharacterData: true)
                 case NodeType.comment, NodeType.processingInstruction:
                     if blanksDropped, scalarTag != nil { throw RetryKeepingBlanks() }
-                case NodeType.documentType: try checkDocumentType()
+                case NodeType.documentType, NodeType.dtd: try checkDocumentType()
                 case NodeType.entityReference: throw entityReferenceError()
                 default: continue
                 }
@@ -299,10 +339,17 @@ extension XMLPlistReader {
 
         // MARK: Elements
 
-        private mutating func startElement() throws {
-            let position = currentTagPosition()
+        private func startElement(_ node: xmlNodePtr) throws {
+            let position = tagPosition(of: node)
             if !checkedDocumentType { try checkDocumentType() }
-            let name = xmlTextReaderConstName(reader)
+            // The node's own name is what xmlTextReaderConstName returns unless a prefix must be added
+            // (`<x:string>`, which then matches no plist tag); reading it spares a call per element.
+            let name: UnsafePointer<xmlChar>?
+            if let namespace = node.pointee.ns, namespace.pointee.prefix != nil {
+                name = xmlTextReaderConstName(reader)
+            } else {
+                name = node.pointee.name
+            }
             let isEmpty = xmlTextReaderIsEmptyElement(reader) == 1
             if let open = scalarTag {
                 throw error("<\(Self.text(of: name))> is not allowed inside <\(open.name)>", at: position)
@@ -315,7 +362,9 @@ extension XMLPlistReader {
             switch tag {
             case .plist:
                 if isEmpty { throw error("empty <plist>: it must hold one value", at: position) }
-                stack.append(Frame(kind: .plist, position: position, start: values.count))
+                stack.append(
+                    Frame(kind: .plist, node: node, position: position, start: values.count, keyStart: keys.count))
+                openElement = node
             case .array, .dict:
                 try countObject(at: position)
                 if isEmpty {
@@ -328,31 +377,33 @@ extension XMLPlistReader {
                     }
                     containerDepth += 1
                     stack.append(
-                        Frame(kind: tag == .array ? .array : .dictionary, position: position, start: values.count))
+                        Frame(
+                            kind: tag == .array ? .array : .dictionary, node: node, position: position,
+                            start: values.count, keyStart: keys.count))
+                    openElement = node
                 }
             case .key:
                 if isEmpty {
                     addKey("", at: position)
                 } else {
-                    beginScalar(tag, at: position)
+                    beginScalar(tag, node: node, at: position)
                 }
             case .string, .true, .false:
                 try countObject(at: position)
                 if isEmpty {
                     try deliver(tag == .string ? .string("") : .bool(tag == .true))
                 } else {
-                    beginScalar(tag, at: position)
+                    beginScalar(tag, node: node, at: position)
                 }
             case .integer, .real, .date, .data:
                 try countObject(at: position)
                 if isEmpty { throw error("empty <\(tag.name)/>: it needs a value", at: position) }
-                beginScalar(tag, at: position)
+                beginScalar(tag, node: node, at: position)
             }
         }
 
         /// Checks the element may stand where it is: keys and values alternate in a dictionary,
         /// `<plist>` holds one value, keys appear only in dictionaries.
-        // Inlined: called out of line from a mutating method, the whole builder was copied per element.
         @inline(__always)
         private func checkPlacement(of tag: Tag, at position: TagPosition) throws {
             // Fields are read through the index, never by copying the frame.
@@ -364,9 +415,9 @@ extension XMLPlistReader {
             let held = values.count - stack[top].start
             switch stack[top].kind {
             case .dictionary:
-                if held % 2 == 1 {
+                if keys.count - stack[top].keyStart > held {
                     if tag == .key {
-                        throw error("the key \(pendingKeyText()) has no value", at: stack[top].pendingKeyPosition)
+                        throw error("the key \(pendingKeyText()) has no value", at: pendingKeyPosition)
                     }
                 } else if tag != .key {
                     throw error("expected a <key> in <dict>, found <\(tag.name)>", at: position)
@@ -381,12 +432,13 @@ extension XMLPlistReader {
             }
         }
 
-        private mutating func endElement() throws {
+        private func endElement() throws {
             if let tag = scalarTag {
                 // `<string>\n</string>` and `<string></string>` look alike once libxml2 drops blank text:
                 // only a second reading with blanks kept tells a whitespace-only string from an empty one.
                 if blanksDropped, tag == .key || tag == .string, scalarString.isEmpty { throw RetryKeepingBlanks() }
                 scalarTag = nil
+                openElement = stack.last?.node
                 if tag == .key {
                     addKey(takeScalarString(), at: scalarPosition)
                 } else {
@@ -397,6 +449,7 @@ extension XMLPlistReader {
             guard let frame = stack.popLast() else {
                 throw PlistError(.malformed, "a closing tag has no matching element", at: parserPosition())
             }
+            openElement = stack.last?.node
             switch frame.kind {
             case .plist:
                 guard values.count > frame.start else {
@@ -408,51 +461,48 @@ extension XMLPlistReader {
                 try deliver(.array(values.removeArray(from: frame.start)))
             case .dictionary:
                 containerDepth -= 1
-                if (values.count - frame.start) % 2 == 1 {
-                    throw error("the key \(pendingKeyText()) has no value", at: frame.pendingKeyPosition)
+                if keys.count - frame.keyStart > values.count - frame.start {
+                    throw error("the key \(pendingKeyText()) has no value", at: pendingKeyPosition)
                 }
-                try deliver(dictionaryOrUID(from: frame.start))
+                try deliver(dictionaryOrUID(keysFrom: frame.keyStart, valuesFrom: frame.start))
             }
         }
 
-        private mutating func addKey(_ key: String, at position: TagPosition) {
+        private func addKey(_ key: consuming String, at position: TagPosition) {
             // Placement was checked: the top frame is a dictionary waiting for a key.
-            stack[stack.count - 1].pendingKeyPosition = position
-            values.append(.string(key))
+            pendingKeyPosition = position
+            keys.append(key)
         }
 
         private func pendingKeyText() -> String {
-            guard values.count > 0, case .string(let key) = values.peek(values.count - 1) else { return "" }
-            return "\"\(key)\""
+            guard keys.count > 0 else { return "" }
+            return "\"\(keys.peek(keys.count - 1))\""
         }
 
-        /// Builds the dictionary whose keys and values alternate on the stack from `start`, at its final
-        /// size; a repeated key keeps its last value. CoreFoundation reads a dictionary whose only key is
-        /// `CF$UID` with an integer as a keyed-archiver UID; any non-negative 64-bit integer is taken, so
-        /// every UID survives an XML round trip.
-        private func dictionaryOrUID(from start: Int) -> PlistValue {
-            let count = (values.count - start) / 2
-            if count == 1, case .string("CF$UID") = values.peek(start),
-                case .integer(let number) = values.peek(start + 1), let uid = number.uint64Value
+        /// Builds the dictionary whose keys are on `keys` from `keyStart` and whose values are on `values`
+        /// from `start`, at its final size; a repeated key keeps its last value. CoreFoundation reads a
+        /// dictionary whose only key is `CF$UID` with an integer as a keyed-archiver UID; any non-negative
+        /// 64-bit integer is taken, so every UID survives an XML round trip.
+        private func dictionaryOrUID(keysFrom keyStart: Int, valuesFrom start: Int) -> PlistValue {
+            let count = values.count - start
+            if count == 1, keys.peek(keyStart) == "CF$UID", case .integer(let number) = values.peek(start),
+                let uid = number.uint64Value
             {
-                values.removeEach(from: start) { _ in }
+                _ = keys.removeLast()
+                _ = values.removeLast()
                 return .uid(uid)
             }
-            var dictionary = [String: PlistValue](minimumCapacity: count)
-            var key: String?
-            values.removeEach(from: start) { element in
-                if let pendingKey = key {
-                    dictionary[pendingKey] = element
-                    key = nil
-                } else if case .string(let text) = element {
-                    key = text
+            let dictionary = keys.removeMoving(from: keyStart) { keyBase, _ in
+                values.removeMoving(from: start) { valueBase, count in
+                    [String: PlistValue](
+                        MovedPairs(keys: keyBase, values: valueBase, count: count), uniquingKeysWith: { $1 })
                 }
             }
             return .dictionary(dictionary)
         }
 
         /// Hands a finished value to the open container, or makes it the root.
-        private mutating func deliver(_ value: consuming PlistValue) throws {
+        private func deliver(_ value: consuming PlistValue) throws {
             if stack.isEmpty {
                 root = value
             } else {
@@ -460,55 +510,68 @@ extension XMLPlistReader {
             }
         }
 
-        private mutating func countObject(at position: TagPosition) throws {
+        @inline(__always)
+        private func countObject(at position: TagPosition) throws {
             objectCount += 1
-            guard objectCount <= limits.maxObjectCount else {
-                throw PlistError(
-                    .limitExceeded,
-                    "the document holds more objects than the object count limit of \(limits.maxObjectCount)",
-                    at: location(of: position))
-            }
+            guard objectCount <= limits.maxObjectCount else { throw objectCountError(at: position) }
         }
 
-        // Inlined for the same reason as `checkPlacement`.
+        private func objectCountError(at position: TagPosition) -> PlistError {
+            PlistError(
+                .limitExceeded,
+                "the document holds more objects than the object count limit of \(limits.maxObjectCount)",
+                at: location(of: position))
+        }
+
         @inline(__always)
         private func tag(named name: UnsafePointer<xmlChar>?) -> Tag? {
             guard let name else { return nil }
             if let tag = names.tag(for: name) { return tag }
-            // Names are interned in the reader's dictionary; compare the text should one ever not be.
-            let text = Self.text(of: name)
+            return Self.uninternedTag(named: name)
+        }
+
+        /// Names are interned in the reader's dictionary; this compares the text should one ever not be.
+        @inline(never)
+        private static func uninternedTag(named name: UnsafePointer<xmlChar>) -> Tag? {
+            let text = text(of: name)
             return Tag.allCases.first { $0.name == text }
         }
 
         // MARK: Scalars
 
-        private mutating func beginScalar(_ tag: Tag, at position: TagPosition) {
+        private func beginScalar(_ tag: Tag, node: xmlNodePtr, at position: TagPosition) {
             scalarTag = tag
+            openElement = node
             scalarPosition = position
             if tag == .string || tag == .key {
                 scalarString = ""
-            } else if !scalarBytes.isEmpty {
-                scalarBytes.removeAll(keepingCapacity: true)
+            } else {
+                scalarBytes.removeAll()
             }
         }
 
         /// Moves the string out, so the value holds the only reference.
-        private mutating func takeScalarString() -> String {
+        private func takeScalarString() -> String {
             var text = ""
             swap(&text, &scalarString)
             return text
         }
 
-        private mutating func appendText(isBlank: Bool) throws {
+        /// Takes the text of a text or CDATA node, `content` (libxml2 never leaves it null).
+        private func appendText(_ content: UnsafePointer<xmlChar>?, isCharacterData: Bool) throws {
+            guard let content else { return }
+            let text = UnsafeBufferPointer(start: content, count: strlen(content))
             guard let tag = scalarTag else {
-                if isBlank { return }
+                // White space between elements is not a value (as xmlIsBlankNode judges it for
+                // xmlTextReaderNodeType); a CDATA section, even a blank one, or other text is misplaced.
+                if !isCharacterData, text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                    return
+                }
                 throw PlistError(.malformed, "text outside a value element", at: textPosition())
             }
             if tag == .true || tag == .false {
                 throw error("<\(tag.name)> must be empty", at: scalarPosition)
             }
-            guard let value = xmlTextReaderConstValue(reader) else { return }
-            let text = UnsafeBufferPointer(start: value, count: strlen(value))
             if tag == .string || tag == .key {
                 // Text arrives in one node unless a comment or processing instruction splits it.
                 if scalarString.isEmpty {
@@ -517,40 +580,40 @@ extension XMLPlistReader {
                     scalarString += String(decoding: text, as: UTF8.self)
                 }
             } else {
-                scalarBytes.append(contentsOf: text)
+                scalarBytes.append(text)
             }
         }
 
-        private mutating func scalarValue(_ tag: Tag) throws -> PlistValue {
+        private func scalarValue(_ tag: Tag) throws -> PlistValue {
+            // Valid until the next element's text replaces it.
+            let text = scalarBytes.bytes
             switch tag {
             case .string:
                 return .string(takeScalarString())
             case .true, .false:
                 return .bool(tag == .true)
             case .integer:
-                switch ScalarParser.integer(scalarBytes) {
+                switch ScalarParser.integer(text) {
                 case .value(let number): return .integer(number)
                 case .outOfRange:
                     throw error(
-                        "the integer \(Self.quoted(scalarBytes)) is out of range (\(Int64.min) to \(UInt64.max))",
+                        "the integer \(Self.quoted(text)) is out of range (\(Int64.min) to \(UInt64.max))",
                         at: scalarPosition)
                 case .malformed:
-                    throw error(
-                        "<integer> holds \(Self.quoted(scalarBytes)), which is not an integer", at: scalarPosition)
+                    throw error("<integer> holds \(Self.quoted(text)), which is not an integer", at: scalarPosition)
                 }
             case .real:
-                guard let real = ScalarParser.real(scalarBytes) else {
-                    throw error("<real> holds \(Self.quoted(scalarBytes)), which is not a number", at: scalarPosition)
+                guard let real = ScalarParser.real(text) else {
+                    throw error("<real> holds \(Self.quoted(text)), which is not a number", at: scalarPosition)
                 }
                 return .real(real)
             case .date:
-                guard let date = ScalarParser.date(scalarBytes) else {
-                    throw error(
-                        "<date> holds \(Self.quoted(scalarBytes)), which is not an ISO 8601 date", at: scalarPosition)
+                guard let date = ScalarParser.date(text) else {
+                    throw error("<date> holds \(Self.quoted(text)), which is not an ISO 8601 date", at: scalarPosition)
                 }
                 return .date(date)
             case .data:
-                guard let bytes = scalarBytes.withUnsafeBytes({ Base64.decode($0) }) else {
+                guard let bytes = Base64.decode(UnsafeRawBufferPointer(text)) else {
                     throw error("<data> holds text that is not base64", at: scalarPosition)
                 }
                 return .data(bytes)
@@ -563,7 +626,7 @@ extension XMLPlistReader {
 
         /// Refuses a DOCTYPE with an internal subset, as CoreFoundation refuses inline DTDs: that is
         /// where entities (billion laughs, external `SYSTEM` files) would be declared.
-        private mutating func checkDocumentType() throws {
+        private func checkDocumentType() throws {
             checkedDocumentType = true
             guard let node = xmlTextReaderCurrentNode(reader), let document = node.pointee.doc,
                 let subset = document.pointee.intSubset
@@ -591,14 +654,12 @@ extension XMLPlistReader {
 
         // MARK: Positions
 
-        /// Records the start tag libxml2 just reported and returns where it is.
-        private mutating func currentTagPosition() -> TagPosition {
-            var line = 0
-            if let node = xmlTextReaderCurrentNode(reader) {
-                line = Int(node.pointee.line)
-                // Element lines saturate at 65535; past that, the parser's line is the best estimate.
-                if line == Int(UInt16.max) { line = Int(xmlTextReaderGetParserLineNumber(reader)) }
-            }
+        /// Records the start tag libxml2 just reported, `node`, and returns where it is.
+        @inline(__always)
+        private func tagPosition(of node: xmlNodePtr) -> TagPosition {
+            var line = Int(node.pointee.line)
+            // Element lines saturate at 65535; past that, the parser's line is the best estimate.
+            if line == Int(UInt16.max) { line = Int(xmlTextReaderGetParserLineNumber(reader)) }
             if line == lastTagLine {
                 tagsOnLastLine += 1
             } else {
@@ -643,7 +704,7 @@ extension XMLPlistReader {
         }
 
         /// The text in quotes, shortened so an error message stays readable.
-        private static func quoted(_ bytes: [UInt8]) -> String {
+        private static func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
             let text = String(decoding: bytes.prefix(64), as: UTF8.self)
             return "\"" + text + (bytes.count > 64 ? "…" : "") + "\""
         }
