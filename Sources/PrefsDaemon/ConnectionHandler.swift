@@ -47,6 +47,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Replies were written since the last flush; they are flushed once per read, so a pipelined batch of requests
     /// is answered with one write.
     private var needsFlush = false
+    /// Frames encoded since the last flush: the replies of one batch of requests go out as one buffer.
+    private var outbound: ByteBuffer?
     /// The handler is inside `channelRead`; `channelReadComplete` will flush.
     private var isReading = false
     private var subscriptions: [UInt64: ActiveSubscription] = [:]
@@ -104,7 +106,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         isReading = false
         if needsFlush {
             needsFlush = false
-            context.flush()
+            flushOutbound(context: context)
         }
         context.fireChannelReadComplete()
     }
@@ -180,7 +182,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             if isReading {
                 needsFlush = true
             } else {
-                context.flush()
+                flushOutbound(context: context)
             }
         }
         resumeReadingIfHeld(context: context)
@@ -259,7 +261,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 outcome = .failure(WireError(.internal, "the request was not performed: \(error)"))
             }
             handler.write(WireReply(id: request.id, outcome), context: context)
-            context.flush()
+            handler.flushOutbound(context: context)
             if handler.isShuttingDown {
                 handler.close(context: context, with: WireError(.shuttingDown, "prefsd is stopping; reconnect later"))
                 return
@@ -270,6 +272,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Writes a reply; one too large for a frame becomes a `limitExceeded` error reply.
     private func write(_ reply: WireReply, context: ChannelHandlerContext) {
+        if let payload = FlatReplyEncoder.encode(reply), payload.count <= shared.limits.maxFrameBytes {
+            append(payload, context: context)
+            return
+        }
         do throws(PrefsWireError) {
             try writeFrame(reply.dictionary, context: context)
         } catch {
@@ -284,10 +290,38 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func writeFrame(_ dictionary: [String: PlistValue], context: ChannelHandlerContext) throws(PrefsWireError) {
-        let payload = try WireFrame.encodePayload(dictionary, maxFrameBytes: shared.limits.maxFrameBytes)
-        var buffer = context.channel.allocator.buffer(capacity: WireFrame.headerLength + payload.count)
+        let payload: [UInt8]
+        if let flat = FlatReplyEncoder.encode(dictionary), flat.count <= shared.limits.maxFrameBytes {
+            payload = flat
+        } else {
+            payload = try WireFrame.encodePayload(dictionary, maxFrameBytes: shared.limits.maxFrameBytes)
+        }
+        append(payload, context: context)
+    }
+
+    /// Adds one frame's payload to the frames gathered for the next flush.
+    private func append(_ payload: [UInt8], context: ChannelHandlerContext) {
+        var buffer = outbound ?? context.channel.allocator.buffer(capacity: max(4096, payload.count + 4))
         buffer.writeInteger(UInt32(payload.count), endianness: .big)
         buffer.writeBytes(payload)
+        if buffer.readableBytes >= 64 * 1024 {
+            outbound = nil
+            context.write(wrapOutboundOut(buffer), promise: nil)
+        } else {
+            outbound = buffer
+        }
+    }
+
+    /// Hands the frames gathered since the last flush to the channel, as one buffer, and flushes.
+    private func flushOutbound(context: ChannelHandlerContext) {
+        writeOutbound(context: context)
+        context.flush()
+    }
+
+    /// Hands the gathered frames to the channel without flushing, so that what is written next follows them.
+    private func writeOutbound(context: ChannelHandlerContext) {
+        guard let buffer = outbound else { return }
+        outbound = nil
         context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
@@ -413,7 +447,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 wrote = true
             }
         }
-        if wrote { context.flush() }
+        if wrote { flushOutbound(context: context) }
     }
 
     private func endSubscriptions() {
@@ -434,6 +468,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard inputClosed, !isClosing, !isPerforming, pending.isEmpty, subscriptions.isEmpty else { return }
         isClosing = true
         let channel = context.channel
+        writeOutbound(context: context)
         context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
             channel.close(promise: nil)
         }
@@ -445,6 +480,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         isClosing = true
         pending.removeAll()
         endSubscriptions()
+        writeOutbound(context: context)
         let event = WireEvent.closing(error).dictionary
         // A peer that does not read would never receive the event: do not wait for it.
         guard context.channel.isWritable, let payload = try? WireFrame.encodePayload(event, maxFrameBytes: .max) else {
