@@ -16,7 +16,8 @@ struct FlatReplyEncoderTests {
         ["id": 2, "op": "get", "value": 1.5, "version": 3],
         ["id": 2, "op": "get", "value": true, "version": 3],
         ["id": 2, "op": "get", "value": .string(String(repeating: "x", count: 70_000)), "version": 3],
-        Dictionary(uniqueKeysWithValues: (0..<100).map { ("key number \($0)", PlistValue.integer(PlistInteger(Int64($0)))) }),
+        Dictionary(
+            uniqueKeysWithValues: (0..<100).map { ("key number \($0)", PlistValue.integer(PlistInteger(Int64($0)))) }),
     ]
 
     @Test("flat messages decode to what was encoded", arguments: flat)

@@ -178,10 +178,34 @@ for (name, frame) in [("get", get), ("set", set)] {
 }
 let latencies = try NotificationLatency.measure(socket: socketPath, count: 2000, interval: .microseconds(500))
 
-// defaults read through the daemon (the value set above), against dconf read.
+// defaults read through the daemon (the value set above), against dconf read: with hyperfine when it is installed
+// (as Benchmarks/cli-defaults.sh measures), else with posix_spawn here; medians.
 var defaultsRead: Double?
+var dconfRead: Double?
+var readTool = "posix_spawn, median of 300"
 if FileManager.default.isExecutableFile(atPath: defaults) {
-    defaultsRead = try medianMilliseconds(defaults, ["read", "org.preferences.bench", "key"], count: 300)
+    let dconf = which("dconf")
+    if let hyperfine = which("hyperfine"), let dconf {
+        let json = work + "/hyperfine.json"
+        _ = try run(
+            hyperfine,
+            [
+                "-N", "--warmup", "30", "--runs", "300", "--export-json", json,
+                "\(defaults) read org.preferences.bench key", "\(dconf) read /org/preferences/bench/key",
+            ])
+        let data = try Data(contentsOf: URL(fileURLWithPath: json))
+        if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let results = object["results"] as? [[String: Any]], results.count == 2
+        {
+            defaultsRead = (results[0]["median"] as? Double).map { $0 * 1000 }
+            dconfRead = (results[1]["median"] as? Double).map { $0 * 1000 }
+            readTool = "hyperfine -N, median of 300"
+        }
+    }
+    if defaultsRead == nil {
+        defaultsRead = try medianMilliseconds(defaults, ["read", "org.preferences.bench", "key"], count: 300)
+        if let dconf { dconfRead = try medianMilliseconds(dconf, ["read", "/org/preferences/bench/key"], count: 300) }
+    }
 }
 daemon.terminate()
 daemon.waitUntilExit()
@@ -207,10 +231,6 @@ if let server = which("redis-server"), let benchmark = which("redis-benchmark") 
     redis.terminate()
     redis.waitUntilExit()
 }
-var dconfRead: Double?
-if let dconf = which("dconf") {
-    dconfRead = try medianMilliseconds(dconf, ["read", "/org/preferences/bench/key"], count: 300)
-}
 
 // MARK: - report
 
@@ -228,9 +248,9 @@ print(
         latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99)))
 if let defaultsRead {
     print(
-        "defaults read through prefsd (\(defaults)): \(String(format: "%.2f", defaultsRead)) ms per run (median of 300)"
+        "defaults read through prefsd (\(defaults)): \(String(format: "%.2f", defaultsRead)) ms (\(readTool))"
     )
 }
 if let dconfRead {
-    print(String(format: "dconf read: %.2f ms per run (median of 300)", dconfRead))
+    print("dconf read: \(String(format: "%.2f", dconfRead)) ms (\(readTool))")
 }
