@@ -34,6 +34,9 @@ final class DaemonBackend: PreferencesBackend {
         var client: PrefsBlockingClient?
         var mirrors: [DomainID: Mirror] = [:]
         var subscriptions: [PrefsBlockingClient.Subscription] = []
+        /// After a failed subscription, domains are not asked for again before this (and the failure is reported
+        /// once), so a missing daemon costs one connection attempt a second, not one per read.
+        var retryAfter: ContinuousClock.Instant?
     }
 
     init(
@@ -57,7 +60,10 @@ final class DaemonBackend: PreferencesBackend {
     // MARK: - Cache
 
     func prepare(_ searchList: SearchList) {
-        let missing = state.withLock { state in searchList.domains.filter { state.mirrors[$0] == nil } }
+        let missing = state.withLock { state -> [DomainID] in
+            if let retryAfter = state.retryAfter, ContinuousClock.now < retryAfter { return [] }
+            return searchList.domains.filter { state.mirrors[$0] == nil }
+        }
         guard !missing.isEmpty else { return }
         var served: [(DomainID, WireDomain)] = []
         for domain in missing {
@@ -80,22 +86,42 @@ final class DaemonBackend: PreferencesBackend {
         try? engine.setStoredContents(values ?? [:], of: domain)
     }
 
+    /// Subscribes to the domains on one connection (one reader thread) and fills the cache from the snapshots.
     private func subscribe(_ domains: [(DomainID, WireDomain)]) {
-        for (domain, wire) in domains {
-            do throws(PrefsClientError) {
-                let client = try connectedClient()
-                let subscription = try client.subscribe(WireSubscriptionFilter(.domain(wire))) { [weak self] event in
-                    self?.apply(event, to: domain)
+        do throws(PrefsClientError) {
+            let client = try connectedClient()
+            let ids = domains.map(\.0)
+            let filters = domains.map { WireSubscriptionFilter(.domain($0.1)) }
+            let subscription = try client.subscribe(filters, startsReading: false) {
+                [weak self] index, event in
+                guard let self else { return }
+                if let event {
+                    self.apply(event, to: ids[index])
+                } else {
+                    for id in ids { self.apply(nil, to: id) }
                 }
-                let snapshot = subscription.snapshot
-                state.withLock { state in
-                    state.subscriptions.append(subscription)
-                    state.mirrors[domain] = Mirror(
-                        values: snapshot.values, sequence: snapshot.sequence(of: wire) ?? 0)
+            }
+            state.withLock { state in
+                state.subscriptions.append(subscription)
+                for (index, (domain, wire)) in domains.enumerated() {
+                    let snapshot = subscription.snapshots[index]
+                    state.mirrors[domain] = Mirror(values: snapshot.values, sequence: snapshot.sequence(of: wire) ?? 0)
                 }
-                try? engine.setStoredContents(snapshot.values, of: domain)
-            } catch {
-                diagnostics(PreferencesError(.storeUnavailable, "cannot watch domain \(domain) in prefsd: \(error)"))
+                state.retryAfter = nil
+            }
+            for (index, (domain, _)) in domains.enumerated() {
+                try? engine.setStoredContents(subscription.snapshots[index].values, of: domain)
+            }
+            // Events (those that arrived meanwhile first) apply on top of the snapshots installed above.
+            subscription.start()
+        } catch {
+            let firstFailure = state.withLock { state in
+                defer { state.retryAfter = .now + .seconds(1) }
+                return state.retryAfter == nil
+            }
+            if firstFailure {
+                let names = domains.map { "\($0.0)" }.joined(separator: ", ")
+                diagnostics(PreferencesError(.storeUnavailable, "cannot watch domains \(names) in prefsd: \(error)"))
             }
         }
     }

@@ -147,25 +147,45 @@ public final class PrefsBlockingClient: Sendable {
         }
     }
 
-    /// A running subscription of a blocking client: a connection of its own and the thread that reads it.
+    /// A running subscription (or group of subscriptions) of a blocking client: a connection of its own and the
+    /// thread that reads it.
     public final class Subscription: Sendable {
-        /// The values when it started.
-        public let snapshot: WireSnapshot
+        /// The values when each subscription started, in the order of the filters.
+        public let snapshots: [WireSnapshot]
         private let descriptor: Int32
         private let stopped = Atomic<Bool>(false)
+        private let reader = Mutex<SubscriptionReader?>(nil)
 
-        init(snapshot: WireSnapshot, descriptor: Int32) {
-            self.snapshot = snapshot
+        /// The values when the (first) subscription started.
+        public var snapshot: WireSnapshot { snapshots[0] }
+
+        init(snapshots: [WireSnapshot], descriptor: Int32) {
+            self.snapshots = snapshots
             self.descriptor = descriptor
         }
 
-        /// Stops the subscription; the handler is not called after the reader thread notices, at once.
+        /// Stops the subscriptions; the handler is not called after the reader thread notices, at once.
         public func cancel() {
             guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
             ClientSystem.shutdownSocket(descriptor)
         }
 
         var isCancelled: Bool { stopped.load(ordering: .acquiring) }
+
+        /// Starts delivering events, for a subscription made with `startsReading: false` (so that the caller could
+        /// first install its snapshots); calling it again does nothing.
+        public func start() {
+            guard
+                let reader = reader.withLock({ reader in
+                    defer { reader = nil }; return reader
+                })
+            else { return }
+            ClientSystem.startThread { reader.run() }
+        }
+
+        fileprivate func setReader(_ reader: SubscriptionReader) {
+            self.reader.withLock { $0 = reader }
+        }
 
         deinit {
             cancel()
@@ -182,61 +202,127 @@ public final class PrefsBlockingClient: Sendable {
     public func subscribe(
         _ filter: WireSubscriptionFilter, handler: @escaping @Sendable (PrefsSubscription.Event?) -> Void
     ) throws(PrefsClientError) -> Subscription {
+        try subscribe([filter]) { _, event in handler(event) }
+    }
+
+    /// Subscribes to several filters on one connection of its own, read by one thread; `handler` receives each
+    /// event with the index of its filter, in order, and `(0, nil)` once when the connection ends.
+    ///
+    /// The subscriptions are requested together; events that arrive before the last reply are kept and delivered
+    /// first, so none falls between a snapshot and the reader.
+    /// - Parameters:
+    ///   - filters: What to watch; at least one.
+    ///   - startsReading: Whether events are delivered at once; with `false`, from ``Subscription/start()`` on
+    ///     (nothing is lost meanwhile).
+    ///   - handler: Receives each event with its filter's index.
+    /// - Returns: The subscriptions, with their snapshots in the order of `filters`.
+    /// - Throws: ``PrefsClientError`` when a subscription cannot be made (then none is).
+    public func subscribe(
+        _ filters: [WireSubscriptionFilter], startsReading: Bool = true,
+        handler: @escaping @Sendable (Int, PrefsSubscription.Event?) -> Void
+    ) throws(PrefsClientError) -> Subscription {
+        guard !filters.isEmpty else {
+            throw PrefsClientError(.refused, "subscribe needs at least one filter", serverError: nil)
+        }
         let descriptor = try ClientSystem.connect(to: socketPath)
         var connection = Connection(descriptor: descriptor)
-        let snapshot: WireSnapshot
+        var snapshots: [WireSnapshot] = []
+        var routes: [UInt64: Int] = [:]
+        var early: [(Int, PrefsSubscription.Event)] = []
         do throws(PrefsClientError) {
             _ = try connection.call(.hello(WireHello(client: "PrefsBlockingClient subscription")), timeout: timeout)
-            let reply = try connection.call(.subscribe(filter), timeout: timeout)
-            switch reply.outcome {
-            case .success(.subscribe(_, let taken)): snapshot = taken
-            case .failure(let error): throw PrefsClientError.refused(error)
-            case .success(let other):
-                throw PrefsClientError(.protocolViolation, "prefsd answered subscribe with a \(other.operation)")
+            var frames: [UInt8] = []
+            for (index, filter) in filters.enumerated() {
+                do {
+                    frames += try WireFrame.encode(WireRequest(id: UInt64(index), .subscribe(filter)).dictionary)
+                } catch {
+                    throw PrefsClientError(
+                        .refused, "the request cannot be sent: \(error.message)", serverError: error.wireError)
+                }
+            }
+            try ClientSystem.writeAll(descriptor, frames)
+            while snapshots.count < filters.count {
+                let message = try Connection.nextMessage(descriptor, &connection.decoder, timeout: timeout)
+                switch message {
+                case .reply(let reply):
+                    switch reply.outcome {
+                    case .success(.subscribe(let serverID, let snapshot)):
+                        routes[serverID] = snapshots.count
+                        snapshots.append(snapshot)
+                    case .failure(let error): throw PrefsClientError.refused(error)
+                    case .success(let other):
+                        throw PrefsClientError(
+                            .protocolViolation, "prefsd answered subscribe with a \(other.operation)")
+                    }
+                case .event(.closing(let error)):
+                    throw PrefsClientError(
+                        .connectionLost, "prefsd closed the connection: \(error.code): \(error.message)",
+                        serverError: error)
+                case .event(let event):
+                    if let routed = SubscriptionReader.route(event, routes: routes) { early.append(routed) }
+                }
             }
         } catch {
             ClientSystem.closeDescriptor(descriptor)
             throw error
         }
-        let subscription = Subscription(snapshot: snapshot, descriptor: descriptor)
+        let subscription = Subscription(snapshots: snapshots, descriptor: descriptor)
         let reader = SubscriptionReader(
-            descriptor: descriptor, decoder: connection.decoder, subscription: subscription, handler: handler)
-        ClientSystem.startThread { reader.run() }
+            descriptor: descriptor, decoder: connection.decoder, routes: routes, early: early,
+            subscription: subscription, handler: handler)
+        subscription.setReader(reader)
+        if startsReading { subscription.start() }
         return subscription
     }
 }
 
-/// Reads one subscription's connection on its own thread until it ends.
-private final class SubscriptionReader: @unchecked Sendable {
+/// Reads one subscription connection on its own thread until it ends.
+final class SubscriptionReader: @unchecked Sendable {
     // Used by the reader thread only, after the start.
     private let descriptor: Int32
     private var decoder: WireFrameDecoder
+    private let routes: [UInt64: Int]
+    private var early: [(Int, PrefsSubscription.Event)]
     private weak var subscription: PrefsBlockingClient.Subscription?
-    private let handler: @Sendable (PrefsSubscription.Event?) -> Void
+    private let handler: @Sendable (Int, PrefsSubscription.Event?) -> Void
 
     init(
-        descriptor: Int32, decoder: WireFrameDecoder, subscription: PrefsBlockingClient.Subscription,
-        handler: @escaping @Sendable (PrefsSubscription.Event?) -> Void
+        descriptor: Int32, decoder: WireFrameDecoder, routes: [UInt64: Int], early: [(Int, PrefsSubscription.Event)],
+        subscription: PrefsBlockingClient.Subscription,
+        handler: @escaping @Sendable (Int, PrefsSubscription.Event?) -> Void
     ) {
         self.descriptor = descriptor
         self.decoder = decoder
+        self.routes = routes
+        self.early = early
         self.subscription = subscription
         self.handler = handler
     }
 
+    /// The filter index and client event of a server event, or `nil` for an event of no known subscription.
+    static func route(_ event: WireEvent, routes: [UInt64: Int]) -> (Int, PrefsSubscription.Event)? {
+        switch event {
+        case .change(let id, let change, let origin): routes[id].map { ($0, .changes([change], origin: origin)) }
+        case .batch(let id, let changes, let origin): routes[id].map { ($0, .changes(changes, origin: origin)) }
+        case .resync(let id, let snapshot): routes[id].map { ($0, .resync(snapshot)) }
+        case .closing: nil
+        }
+    }
+
     func run() {
         defer {
-            handler(nil)
+            handler(0, nil)
             ClientSystem.closeDescriptor(descriptor)
         }
+        for (index, event) in early { handler(index, event) }
+        early = []
         while true {
             guard let message = try? nextMessage() else { return }
             if subscription?.isCancelled ?? true { return }
             switch message {
-            case .event(.change(_, let change, let origin)): handler(.changes([change], origin: origin))
-            case .event(.batch(_, let changes, let origin)): handler(.changes(changes, origin: origin))
-            case .event(.resync(_, let snapshot)): handler(.resync(snapshot))
             case .event(.closing), .reply: return
+            case .event(let event):
+                if let (index, routed) = Self.route(event, routes: routes) { handler(index, routed) }
             }
         }
     }
