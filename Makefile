@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIGURATION ?= release
 
-.PHONY: deps run test build bench fuzz lint clean
+.PHONY: deps run demo test build install bench fuzz lint clean
 
 deps:
 	@scripts/install-deps.sh
@@ -14,9 +14,17 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib
 
-# The main job: a demonstration of plutil on a sample property list.
+# The main job: prefsd in the foreground on the default socket and Preferences directory (Control-C stops it).
 run: build
+	@scripts/run-prefsd.sh "$$($(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib --show-bin-path)"
+
+# plutil on a sample property list, step by step.
+demo: build
 	@scripts/demo.sh "$$($(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib --show-bin-path)"
+
+# The executables, the systemd user units and the shipped Domains/ under PREFIX (default /usr/local).
+install: deps
+	@scripts/install.sh "$(PREFIX)"
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -102,7 +102,7 @@ let package = Package(
         // Test support and fixtures (not products).
         .target(
             name: "PrefsTestSupport",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsPlist", "PrefsWire"]
         ),
         .executableTarget(
             name: "PrefsStoreFixture",

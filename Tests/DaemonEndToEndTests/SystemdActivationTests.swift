@@ -1,5 +1,6 @@
 import Foundation
 import PrefsPlist
+import PrefsTestSupport
 import PrefsWire
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PrefsDaemon
 import PrefsPlist
+import PrefsTestSupport
 import PrefsWire
 import Testing
 

@@ -7,12 +7,14 @@ import PrefsWire
 #endif
 
 /// A blocking client connection for tests: raw bytes, whole frames, decoded messages, with timeouts.
-final class WireTestConnection {
-    let descriptor: Int32
+public final class WireTestConnection {
+    /// The connected socket.
+    public let descriptor: Int32
     private var decoder = WireFrameDecoder()
     private var nextID: UInt64 = 1
 
-    init(path: String) throws {
+    /// Connects to the Unix socket at `path`.
+    public init(path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
@@ -25,22 +27,22 @@ final class WireTestConnection {
             }
         }
         if result != 0 {
-            let text = String(cString: strerror(errno))
-            close(descriptor)
-            throw TestFailure("connect \(path): \(text)")
+            // No close here: every stored property is set, so deinit runs when init throws and closes the
+            // descriptor. Closing it twice could close another connection's reused descriptor number.
+            throw TestFailure("connect \(path): \(String(cString: strerror(errno)))")
         }
     }
 
     deinit { close(descriptor) }
 
     /// Sets the socket's receive buffer, to make a reader slow sooner.
-    func setReceiveBuffer(_ bytes: Int32) {
+    public func setReceiveBuffer(_ bytes: Int32) {
         var value = bytes
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Writes raw bytes.
-    func sendRaw(_ bytes: [UInt8]) throws {
+    public func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes {
@@ -55,16 +57,16 @@ final class WireTestConnection {
     }
 
     /// Closes the sending side (a half-close).
-    func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
+    public func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
 
     /// Sends a message dictionary as one frame.
-    func send(_ message: [String: PlistValue]) throws {
+    public func send(_ message: [String: PlistValue]) throws {
         try sendRaw(try WireFrame.encode(message))
     }
 
     /// Sends a request with the next id; returns the id.
     @discardableResult
-    func send(_ operation: WireOperation) throws -> UInt64 {
+    public func send(_ operation: WireOperation) throws -> UInt64 {
         let id = nextID
         nextID += 1
         try send(WireRequest(id: id, operation).dictionary)
@@ -72,7 +74,7 @@ final class WireTestConnection {
     }
 
     /// The next message, or `nil` when the server closed the connection; fails after `timeout`.
-    func receive(timeout: Duration = .seconds(5)) throws -> [String: PlistValue]? {
+    public func receive(timeout: Duration = .seconds(5)) throws -> [String: PlistValue]? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let message = try decoder.nextFrame() { return message }
@@ -100,7 +102,7 @@ final class WireTestConnection {
     }
 
     /// The next message as a server message.
-    func receiveMessage(timeout: Duration = .seconds(5)) throws -> WireServerMessage {
+    public func receiveMessage(timeout: Duration = .seconds(5)) throws -> WireServerMessage {
         guard let dictionary = try receive(timeout: timeout) else {
             throw TestFailure("the server closed the connection")
         }
@@ -108,14 +110,14 @@ final class WireTestConnection {
     }
 
     /// The next reply; fails if an event comes first.
-    func receiveReply(timeout: Duration = .seconds(5)) throws -> WireReply {
+    public func receiveReply(timeout: Duration = .seconds(5)) throws -> WireReply {
         let message = try receiveMessage(timeout: timeout)
         guard case .reply(let reply) = message else { throw TestFailure("expected a reply, got \(message)") }
         return reply
     }
 
     /// Sends a request and returns its reply (no subscriptions may be active).
-    func call(_ operation: WireOperation) throws -> Result<WireResult, WireError> {
+    public func call(_ operation: WireOperation) throws -> Result<WireResult, WireError> {
         let id = try send(operation)
         let reply = try receiveReply()
         guard reply.id == id else { throw TestFailure("reply \(reply.id) for request \(id)") }
@@ -123,14 +125,15 @@ final class WireTestConnection {
     }
 
     /// Says hello.
-    func hello() throws {
+    public func hello() throws {
         guard case .success(.hello) = try call(.hello(WireHello(client: "tests"))) else {
             throw TestFailure("hello failed")
         }
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A failure of the test harness itself (not of the code under test).
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
