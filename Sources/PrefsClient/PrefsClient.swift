@@ -154,6 +154,10 @@ public final class PrefsClient: Sendable {
 
     /// The current connection, connecting (and renewing subscriptions) when there is none.
     private func liveConnection() async throws(PrefsClientError) -> ClientConnection {
+        let current = state.withLock { state in
+            state.isClosed ? nil : state.connection.flatMap { $0.isActive ? $0 : nil }
+        }
+        if let current { return current }
         let task = try state.withLock { state throws(PrefsClientError) -> Task<ClientConnection, any Error> in
             guard !state.isClosed else { throw PrefsClientError(.closed, "the client was closed") }
             if let connection = state.connection {
