@@ -1,3 +1,4 @@
+import Dispatch
 import PrefsClient
 import PrefsPlist
 import PrefsStore
@@ -137,16 +138,13 @@ final class DaemonBackend: PreferencesBackend {
     /// Subscribes again, in the background, after the daemon went away: after 50 ms at first, then at most every
     /// second, until it answers (a restarted daemon, or systemd starting it again) or the backend is released. A cache
     /// that only reads is thereby kept current without waiting for the next write.
-    private func resubscribeLater(_ domains: [(DomainID, WireDomain)]) {
-        Task.detached { [weak self] in
-            var delay = Duration.milliseconds(50)
-            while !Task.isCancelled {
-                try? await Task.sleep(for: delay)
-                guard let self else { return }
-                let missing = self.state.withLock { state in domains.filter { state.mirrors[$0.0] == nil } }
-                if missing.isEmpty || self.subscribe(missing) { return }
-                delay = min(delay * 2, .seconds(1))
-            }
+    private func resubscribeLater(_ domains: [(DomainID, WireDomain)], after delay: Int = 50) {
+        // A Dispatch queue, not a task: the process's Swift concurrency threads may all be busy (or blocked).
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
+            guard let self else { return }
+            let missing = self.state.withLock { state in domains.filter { state.mirrors[$0.0] == nil } }
+            if missing.isEmpty || self.subscribe(missing) { return }
+            self.resubscribeLater(domains, after: min(delay * 2, 1000))
         }
     }
 
