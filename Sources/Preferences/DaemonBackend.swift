@@ -1,3 +1,4 @@
+import Dispatch
 import PrefsClient
 import PrefsPlist
 import PrefsStore
@@ -87,7 +88,9 @@ final class DaemonBackend: PreferencesBackend {
     }
 
     /// Subscribes to the domains on one connection (one reader thread) and fills the cache from the snapshots.
-    private func subscribe(_ domains: [(DomainID, WireDomain)]) {
+    /// - Returns: Whether the subscription was made.
+    @discardableResult
+    private func subscribe(_ domains: [(DomainID, WireDomain)]) -> Bool {
         do throws(PrefsClientError) {
             let client = try connectedClient()
             let ids = domains.map(\.0)
@@ -99,6 +102,7 @@ final class DaemonBackend: PreferencesBackend {
                     self.apply(event, to: ids[index])
                 } else {
                     for id in ids { self.apply(nil, to: id) }
+                    self.resubscribeLater(domains)
                 }
             }
             state.withLock { state in
@@ -110,10 +114,14 @@ final class DaemonBackend: PreferencesBackend {
                 state.retryAfter = nil
             }
             for (index, (domain, _)) in domains.enumerated() {
+                // After a reconnect, this process's changes the daemon acknowledged are in the snapshot (or were
+                // lost with a daemon that died before writing them): the daemon's values win.
+                try? engine.synchronize(domain)
                 try? engine.setStoredContents(subscription.snapshots[index].values, of: domain)
             }
             // Events (those that arrived meanwhile first) apply on top of the snapshots installed above.
             subscription.start()
+            return true
         } catch {
             let firstFailure = state.withLock { state in
                 defer { state.retryAfter = .now + .seconds(1) }
@@ -123,6 +131,20 @@ final class DaemonBackend: PreferencesBackend {
                 let names = domains.map { "\($0.0)" }.joined(separator: ", ")
                 diagnostics(PreferencesError(.storeUnavailable, "cannot watch domains \(names) in prefsd: \(error)"))
             }
+            return false
+        }
+    }
+
+    /// Subscribes again, in the background, after the daemon went away: after 50 ms at first, then at most every
+    /// second, until it answers (a restarted daemon, or systemd starting it again) or the backend is released. A cache
+    /// that only reads is thereby kept current without waiting for the next write.
+    private func resubscribeLater(_ domains: [(DomainID, WireDomain)], after delay: Int = 50) {
+        // A Dispatch queue, not a task: the process's Swift concurrency threads may all be busy (or blocked).
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
+            guard let self else { return }
+            let missing = self.state.withLock { state in domains.filter { state.mirrors[$0.0] == nil } }
+            if missing.isEmpty || self.subscribe(missing) { return }
+            self.resubscribeLater(domains, after: min(delay * 2, 1000))
         }
     }
 

@@ -45,7 +45,9 @@ struct CrashDurabilityTests {
             for connection in connections { try connection.hello() }
             let killAfter = Double.random(in: 0.03...0.15)
             let pid = daemon.pid
-            DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) { kill(pid, SIGKILL) }
+            // Cancelled before the process is reaped, so that a late timer can never hit a reused pid.
+            let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + killAfter, execute: killer)
             var write = 0
             storm: while true {
                 write += 1
@@ -76,6 +78,7 @@ struct CrashDurabilityTests {
                     }
                 }
             }
+            killer.cancel()
             let status = daemon.finish(timeout: .seconds(5))
             if status == 128 + SIGKILL { kills += 1 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Preferences
 import PrefsPlist
+import PrefsTestSupport
 import PrefsWire
 import Synchronization
 import Testing
@@ -50,6 +51,34 @@ struct PreferencesThroughDaemonTests {
         let writeThroughDaemonAgain = try Preferences(
             domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, domains: domains))
         #expect(writeThroughDaemonAgain.integer(forKey: "Answer") == 42)
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
+    @Test("a cache that only reads follows a restarted daemon")
+    func restartedDaemon() throws {
+        let home = try DaemonHome()
+        var daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let reader = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, diagnostics: { _ in }))
+        let writer = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, diagnostics: { _ in }))
+        writer.set("before", forKey: "State")
+        #expect(eventually { reader.string(forKey: "State") == "before" })
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+        daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let other = try WireTestConnection(path: home.socketPath)
+        try other.hello()
+        // The reader never writes: it resubscribes by itself and sees the new daemon's changes.
+        #expect(
+            eventually {
+                (try? other.call(
+                    .set(WireDomain("com.example.app"), key: "State", value: "after", expectedVersion: nil))) != nil
+                    && reader.string(forKey: "State") == "after"
+            })
         daemon.signal(SIGTERM)
         #expect(daemon.finish() == 0)
     }

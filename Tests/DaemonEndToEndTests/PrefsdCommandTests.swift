@@ -180,9 +180,23 @@ struct PrefsdCommandTests {
             }
             for _ in 0..<1000 { _ = try writer.receiveReply(timeout: .seconds(30)) }
         }
-        for round in 0..<3 { try storm(round: round) }
+        do {
+            for round in 0..<3 { try storm(round: round) }
+        } catch {
+            Issue.record(
+                "the writer failed: \(error); daemon: \(daemon.isRunning ? "running" : "exited \(daemon.finish())") \(daemon.standardError)"
+            )
+            return
+        }
         let warm = daemon.residentKiB
-        for round in 3..<20 { try storm(round: round) }
+        do {
+            for round in 3..<20 { try storm(round: round) }
+        } catch {
+            Issue.record(
+                "the writer failed: \(error); daemon: \(daemon.isRunning ? "running" : "exited \(daemon.finish())") \(daemon.standardError)"
+            )
+            return
+        }
         let after = daemon.residentKiB
         print("never-reading subscriber: daemon RSS \(warm) KiB after 3 MB of changes, \(after) KiB after 20 MB")
         #expect(after - warm < 48 * 1024)
