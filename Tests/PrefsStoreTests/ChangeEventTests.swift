@@ -52,6 +52,7 @@ import Testing
         #expect(subscription.snapshot.values == ["a": 1, "b": 2])
         #expect(subscription.snapshot.sequence == 2)
         try store.set(3, forKey: "a", in: app)
+        #expect(eventually { !recorder.events.isEmpty })  // delivered off the writing thread
         #expect(recorder.events.map(\.sequence) == [3])
         let keyOnly = store.subscribe(.key("b", in: app)) { _ in }
         #expect(keyOnly.snapshot.values == ["b": 2])
