@@ -37,7 +37,16 @@ public final class PrefsBlockingClient: Sendable {
                 }
                 try ClientSystem.writeAll(descriptor, frame)
                 while true {
-                    let message = try Self.nextMessage(descriptor, &decoder, timeout: timeout)
+                    let message: WireServerMessage
+                    do throws(PrefsClientError) {
+                        message = try Self.nextMessage(descriptor, &decoder, timeout: timeout)
+                    } catch  where error.code == .connectionLost || error.code == .timedOut {
+                        // The whole request is out: the daemon may have applied it before the connection ended.
+                        throw PrefsClientError(
+                            .outcomeUnknown,
+                            "\(error.message) after request \(id) (\(operation.name)) was sent; it may or may not "
+                                + "have been applied", cause: error)
+                    }
                     switch message {
                     case .reply(let reply):
                         guard reply.id == id else {
@@ -45,8 +54,9 @@ public final class PrefsBlockingClient: Sendable {
                         }
                         return reply
                     case .event(.closing(let error)):
+                        // A daemon shutting down may have applied the request before it said so.
                         throw PrefsClientError(
-                            error.code == .shuttingDown ? .connectionLost : .refused,
+                            error.code == .shuttingDown ? .outcomeUnknown : .refused,
                             "prefsd closed the connection: \(error.code): \(error.message)", serverError: error)
                     case .event:
                         continue

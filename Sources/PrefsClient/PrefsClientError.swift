@@ -8,7 +8,7 @@ public struct PrefsClientError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case daemonUnavailable, connectionLost, refused, protocolViolation, closed, timedOut
+            case daemonUnavailable, connectionLost, refused, protocolViolation, closed, timedOut, outcomeUnknown
         }
         private let base: Base
 
@@ -24,6 +24,10 @@ public struct PrefsClientError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code(base: .closed)
         /// No reply arrived within the configured timeout.
         public static let timedOut = Code(base: .timedOut)
+        /// The request was sent whole, but the connection ended (or no reply came within the timeout) before its
+        /// reply: the daemon may or may not have applied it. A write is never retried on this error, so that a retried
+        /// increment cannot count twice; read the domain again to learn what happened.
+        public static let outcomeUnknown = Code(base: .outcomeUnknown)
 
         /// The code's name, such as `refused`.
         public var description: String { base.rawValue }
