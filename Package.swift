@@ -41,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsWire",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsPlist", "PrefsStore"]
         ),
         .target(
             name: "PrefsSystemd",
@@ -51,17 +51,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The one client-side layer of `defaults` and `Preferences`: prefsd or the files, atomic updates.
+        .target(
+            name: "PrefsAccess",
+            dependencies: ["PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
+        ),
         .target(
             name: "Preferences",
-            dependencies: ["PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
+            dependencies: ["PrefsPlist", "PrefsStore", "PrefsAccess"]
         ),
         .target(
             name: "DefaultsCommand",
             dependencies: [
                 "PrefsPlist",
                 "PrefsStore",
-                "PrefsWire",
-                "PrefsClient",
+                "PrefsAccess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -140,7 +144,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DefaultsCommandTests",
-            dependencies: ["DefaultsCommand", "PrefsTestSupport"]
+            dependencies: ["DefaultsCommand", "PrefsAccess", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "PrefsAccessTests",
+            dependencies: ["PrefsAccess", "PrefsDaemon", "PrefsTestSupport", "PrefsStoreFixture", "defaults", "prefsd"]
         ),
         .testTarget(
             name: "PrefsDaemonTests",

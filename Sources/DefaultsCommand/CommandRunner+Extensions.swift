@@ -1,4 +1,5 @@
 import Logging
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 import ServiceLifecycle
@@ -21,7 +22,10 @@ extension CommandRunner {
         let searchList = SearchList(domain: try name(domain), suites: try suites.map(name))
         let paths = environment.userPaths(machineID: try environment.machineID(for: host))
         return try withStorage(paths) { storage throws(DefaultsError) in
-            let explanation = try storage.explain(key, in: searchList)
+            let resolution = try checked { try storage.resolve(key, in: searchList) }
+            // The explanation reports broken layers itself; the store's warnings about them would say it twice.
+            _ = storage.takeDiagnostics()
+            let explanation = KeyExplanation(resolution)
             try console.writeOutput(explanation.text)
             return explanation.winner == nil ? 1 : 0
         }
@@ -38,7 +42,7 @@ extension CommandRunner {
         } else {
             paths = environment.userPaths(machineID: try environment.machineID(for: host))
         }
-        let storage = openStorage(paths, true)
+        let storage = try openStorage(paths, true)
         let service = WatchService(
             storage: storage, console: console,
             // Lines name a domain as `domains` lists it (NSGlobalDomain), or a file as given.
@@ -55,6 +59,6 @@ extension CommandRunner {
         } catch {
             throw DefaultsError(.io, "defaults: watch stopped: \(error)")
         }
-        printWarnings(storage.takeWarnings(), except: nil)
+        printWarnings(storage.takeDiagnostics(), except: nil)
     }
 }

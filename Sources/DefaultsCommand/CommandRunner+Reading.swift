@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 
@@ -5,7 +6,7 @@ extension CommandRunner {
     /// `domains`: the names, sorted, joined by `, `, without the global domain.
     func listDomains(host: HostSelector) throws(DefaultsError) {
         try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
-            let names = try storage.domainNames(in: scope).filter { !$0.isGlobal }
+            let names = try checked { try storage.domainNames(in: scope) }.filter { !$0.isGlobal }
             try console.writeOutput(names.map(\.rawValue).joined(separator: ", ") + "\n")
         }
     }
@@ -15,10 +16,10 @@ extension CommandRunner {
     func readAll(host: HostSelector, format: OutputFormat?) throws(DefaultsError) {
         try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
             var all: [String: PlistValue] = [:]
-            for name in try storage.domainNames(in: scope) {
+            for name in try checked({ try storage.domainNames(in: scope) }) {
                 let values: [String: PlistValue]?
                 do throws(DefaultsError) {
-                    values = try storage.values(of: DomainID(name, scope: scope))
+                    values = try checked { try storage.values(of: DomainID(name, scope: scope)) }
                 } catch  where error.code == .corruptDomain || error.code == .storage {
                     continue  // the storage's warning names the file and the problem
                 }
@@ -31,7 +32,7 @@ extension CommandRunner {
     /// `read <domain> [<key>]`.
     func read(_ target: DomainTarget, key: KeyPath?, format: OutputFormat?) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            let values = try storage.values(of: target.id)
+            let values = try checked { try storage.values(of: target.id) }
             guard let key else {
                 guard let values else {
                     throw DefaultsError(.notFound, "\nDomain \(target.displayName) does not exist\n")
@@ -47,7 +48,7 @@ extension CommandRunner {
     /// `read-type <domain> <key>`: `Type is string`, `Type is integer`, …
     func readType(_ target: DomainTarget, key: KeyPath) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            guard let value = try storage.values(of: target.id).flatMap(key.value(in:)) else {
+            guard let value = try checked({ try storage.values(of: target.id) }).flatMap(key.value(in:)) else {
                 throw missingPair(target, key)
             }
             switch value {
@@ -64,7 +65,7 @@ extension CommandRunner {
     func exportDomain(_ target: DomainTarget, to destination: String, format: OutputFormat?) throws(DefaultsError) {
         let toStandardOutput = destination.trimmingBlanks == "-"
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            let values = try storage.values(of: target.id) ?? [:]
+            let values = try checked { try storage.values(of: target.id) } ?? [:]
             let chosen = format ?? (toStandardOutput ? .xml : .binary)
             let bytes: [UInt8]
             do {
@@ -102,13 +103,15 @@ extension CommandRunner {
             }
         }
         try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
-            let names = try storage.domainNames(in: scope)
+            let names = try checked { try storage.domainNames(in: scope) }
             let ordered = names.filter(\.isGlobal) + names.filter { !$0.isGlobal }
             var found = false
             for name in ordered {
                 let values: [String: PlistValue]
                 do throws(DefaultsError) {
-                    guard let existing = try storage.values(of: DomainID(name, scope: scope)) else { continue }
+                    guard let existing = try checked({ try storage.values(of: DomainID(name, scope: scope)) }) else {
+                        continue
+                    }
                     values = existing
                 } catch  where error.code == .corruptDomain || error.code == .storage {
                     continue

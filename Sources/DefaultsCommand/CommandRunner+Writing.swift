@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 
@@ -8,68 +9,64 @@ extension CommandRunner {
             throw DefaultsError(.invalidValue, "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
         }
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            if let current = try currentValues(of: target, in: storage), current == values { return }
-            try storage.replaceValues(of: target.id, with: values)
+            let current: [String: PlistValue]?
+            do throws(DefaultsError) {
+                current = try checked { try storage.values(of: target.id) } ?? [:]
+            } catch where error.code == .corruptDomain {
+                current = nil  // the write sets the broken file aside
+            }
+            if current == values { return }
+            _ = try checked { try storage.replaceValues(of: target.id, with: values) }
             try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
         }
     }
 
-    /// `write <domain> <key> <value> [-- <key> <value>]...`: every assignment in one change.
+    /// `write <domain> <key> <value> [-- <key> <value>]...`: every assignment in one atomic change.
     ///
-    /// Assignments apply in order to a copy of the domain (so `-array-add` twice appends twice), then the top-level
-    /// keys they touched are written together.
+    /// Assignments apply in order to the domain as it is at that moment (so `-array-add` twice appends twice), and
+    /// the result is committed only if no other writer changed the domain meanwhile; otherwise it is read and
+    /// applied again. So 30 concurrent `-array-add` keep all 30 elements.
     func write(_ assignments: [KeyAssignment], to target: DomainTarget) throws(DefaultsError) {
-        try withStorage(target.paths) { storage throws(DefaultsError) in
-            let current = try currentValues(of: target, in: storage)
-            var values = current ?? [:]
-            var touched: [String] = []
+        try modify(target, failure: "Could not write domain \(target.displayName); exiting") {
+            values throws(DefaultsError) in
             for assignment in assignments {
                 let combined = try assignment.combined(with: assignment.key.value(in: values))
                 try assignment.key.set(combined, in: &values, domainName: target.displayName)
-                touched.append(assignment.key.topLevelKey)
             }
-            var changes: [String: PlistValue?] = [:]
-            for key in touched { changes[key] = .some(values[key]) }
-            try commit(changes, over: current, in: storage, target: target)
         }
     }
 
-    /// `rename <domain> <old_key> <new_key>`: one change that removes the old key and sets the new one.
+    /// `rename <domain> <old_key> <new_key>`: one atomic change that removes the old key and sets the new one.
     func rename(_ old: String, to new: String, in target: DomainTarget) throws(DefaultsError) {
-        try withStorage(target.paths) { storage throws(DefaultsError) in
-            guard let value = try storage.values(of: target.id)?[old] else {
+        try modify(target, failure: "Failed to write domain \(target.displayName)") { values throws(DefaultsError) in
+            guard let value = values.removeValue(forKey: old) else {
                 throw DefaultsError(
                     .notFound, "Key \(old) does not exist in domain \(target.displayName); leaving defaults unchanged")
             }
-            var changes: [String: PlistValue?] = [old: .none]
-            changes[new] = .some(value)
-            try storage.setValues(changes, in: target.id)
-            try synchronize(storage, failure: "Failed to write domain \(target.displayName)")
+            values[new] = value
         }
     }
 
-    /// `delete <domain> [<key>]`. Deleting a domain whose file is corrupt sets the file aside (the storage warns).
+    /// `delete <domain> [<key>]`. Deleting a domain whose file is corrupt sets the file aside (the storage warns);
+    /// deleting a key path is one atomic change.
     func delete(_ key: KeyPath?, from target: DomainTarget) throws(DefaultsError) {
         let notFound = DefaultsError(
             .notFound, "\nDomain (\(target.identifier)) not found.\nDefaults have not been changed.\n")
-        try withStorage(target.paths) { storage throws(DefaultsError) in
-            let values: [String: PlistValue]?
-            do throws(DefaultsError) {
-                values = try storage.values(of: target.id)
-            } catch  where error.code == .corruptDomain && key == nil {
-                try storage.replaceValues(of: target.id, with: [:])
-                try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
-                return
+        let failure = "Could not write domain \(target.displayName); exiting"
+        guard let key else {
+            try withStorage(target.paths) { storage throws(DefaultsError) in
+                do throws(DefaultsError) {
+                    guard try checked({ try storage.values(of: target.id) }) != nil else { throw notFound }
+                } catch where error.code == .corruptDomain {
+                    // Removing the domain sets its broken file aside.
+                }
+                _ = try checked { try storage.replaceValues(of: target.id, with: [:]) }
+                try synchronize(storage, failure: failure)
             }
-            guard var values else { throw notFound }
-            guard let key else {
-                try storage.replaceValues(of: target.id, with: [:])
-                try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
-                return
-            }
-            guard key.remove(from: &values) else { throw notFound }
-            try storage.setValues([key.topLevelKey: values[key.topLevelKey]], in: target.id)
-            try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+            return
+        }
+        try modify(target, failure: failure) { values throws(DefaultsError) in
+            guard !values.isEmpty, key.remove(from: &values) else { throw notFound }
         }
     }
 
@@ -99,32 +96,37 @@ extension CommandRunner {
                 .invalidValue,
                 "Property list \(value.defaultsDescription) was not a dictionary\nDefaults have not been changed.\n")
         }
-        try withStorage(target.paths) { storage throws(DefaultsError) in
-            let current = try currentValues(of: target, in: storage)
-            try commit(entries.mapValues { .some($0) }, over: current, in: storage, target: target)
+        try modify(target, failure: "Could not write domain \(target.displayName); exiting") { values in
+            values.merge(entries) { _, imported in imported }
         }
     }
 
-    /// The domain's values before a change, or `nil` when its file is corrupt (the write then sets it aside).
-    private func currentValues(
-        of target: DomainTarget, in storage: any DefaultsStorage
-    ) throws(DefaultsError) -> [String: PlistValue]? {
-        do throws(DefaultsError) {
-            return try storage.values(of: target.id) ?? [:]
-        } catch  where error.code == .corruptDomain {
-            return nil
-        }
-    }
-
-    /// Sets keys as one change and makes it durable, unless every key already holds its new value: the command's
-    /// effect is then complete as of the moment it read the domain, and the file is left untouched (no lock, no
-    /// write), as the store would leave it anyway.
-    private func commit(
-        _ changes: [String: PlistValue?], over current: [String: PlistValue]?, in storage: any DefaultsStorage,
-        target: DomainTarget
+    /// Changes a domain atomically and makes the change durable: `edit` gets the domain's values as they are now (empty
+    /// for a domain that does not exist, or whose file is corrupt: the write sets that file aside) and changes them
+    /// in place, and the result is committed only if no other writer changed the domain in between (otherwise `edit`
+    /// runs again on the new values). An edit that changes nothing leaves the file untouched; one that throws changes
+    /// nothing.
+    /// - Parameter failure: macOS's first line when the write fails.
+    private func modify(
+        _ target: DomainTarget, failure: String,
+        _ edit: (inout [String: PlistValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        if let current, changes.allSatisfy({ current[$0.key] == $0.value }) { return }
-        try storage.setValues(changes, in: target.id)
-        try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
+        try withStorage(target.paths) { storage throws(DefaultsError) in
+            let outcome = try checked {
+                try storage.update(target.id) { values -> Result<Bool, DefaultsError> in
+                    var edited = values
+                    do throws(DefaultsError) {
+                        try edit(&edited)
+                    } catch {
+                        return .failure(error)
+                    }
+                    let changed = edited != values
+                    values = edited
+                    return .success(changed)
+                }.outcome
+            }
+            guard try outcome.get() else { return }
+            try synchronize(storage, failure: failure)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 import Synchronization
@@ -5,7 +6,8 @@ import Synchronization
 /// Runs one `defaults` command line: parses it, opens the storage it needs, and prints what macOS prints.
 struct CommandRunner: Sendable {
     /// Opens the storage for a set of directories; `watchesFiles` is true for `watch`.
-    typealias StorageOpener = @Sendable (_ paths: StorePaths, _ watchesFiles: Bool) -> any DefaultsStorage
+    typealias StorageOpener =
+        @Sendable (_ paths: StorePaths, _ watchesFiles: Bool) throws(DefaultsError) -> any DomainAccess
 
     /// Standard output, standard error and standard input.
     let console: any Console
@@ -15,21 +17,38 @@ struct CommandRunner: Sendable {
     let openStorage: StorageOpener
 
     /// Creates a runner.
-    ///
-    /// The default opener works on the files directly. A `prefsd` client conforming to ``DefaultsStorage`` plugs in
-    /// here: the opener returns it for the user's directories when the daemon's socket answers, and
-    /// ``StoreStorage`` otherwise (and always for a domain given as a file path).
     /// - Parameters:
     ///   - console: Where output goes.
     ///   - environment: The process's environment, or a test's.
-    ///   - openStorage: How storage is opened; by default ``StoreStorage`` on the files.
-    init(
-        console: any Console, environment: DefaultsEnvironment,
-        openStorage: @escaping StorageOpener = { paths, watches in StoreStorage(paths: paths, watchesFiles: watches) }
-    ) {
+    ///   - openStorage: How storage is opened; by default on the files (``filesOpener``).
+    init(console: any Console, environment: DefaultsEnvironment, openStorage: @escaping StorageOpener = filesOpener) {
         self.console = console
         self.environment = environment
         self.openStorage = openStorage
+    }
+
+    /// Opens the files directly, whatever runs: what tests use, and what a domain given as a file path gets.
+    static let filesOpener: StorageOpener = { paths, watchesFiles in
+        FileAccess(paths: paths, configuration: fileConfiguration(watchesFiles: watchesFiles))
+    }
+
+    /// The opener of the `defaults` executable: the user's directories by the route `PREFERENCES_DAEMON` chooses
+    /// (prefsd when its socket answers, by default; docs/DEFAULTS.md), any other directory on the files.
+    static func opener(environment: DefaultsEnvironment) -> StorageOpener {
+        let userDirectory = environment.userPaths(machineID: nil).preferencesDirectory
+        return { paths, watchesFiles throws(DefaultsError) in
+            guard paths.preferencesDirectory == userDirectory else { return try filesOpener(paths, watchesFiles) }
+            return try checked {
+                try AccessRoute.open(
+                    paths: paths, clientName: "defaults", files: fileConfiguration(watchesFiles: watchesFiles))
+            }
+        }
+    }
+
+    /// How a command's store behaves: it watches files only for `watch`, and writes nothing at exit, because a
+    /// command synchronizes before it exits; its warnings are printed by the command, not by the store.
+    private static func fileConfiguration(watchesFiles: Bool) -> StoreConfiguration {
+        StoreConfiguration(watchesFiles: watchesFiles, flushesAtExit: false, diagnostics: { _ in })
     }
 
     /// Runs a command line and returns the exit status: 0, 1 for a failure, 255 for a usage error.
@@ -142,13 +161,13 @@ struct CommandRunner: Sendable {
             try console.writeOutput(ManualPage.text)
         case .completeDomains:
             try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
-                let names = try storage.domainNames(in: scope)
+                let names = try checked { try storage.domainNames(in: scope) }
                 try console.writeOutput(names.map { $0.rawValue + "\n" }.joined())
             }
         case .completeKeys(let domain):
             let target = try target(domain, host)
             try withStorage(target.paths) { storage throws(DefaultsError) in
-                let keys = (try storage.values(of: target.id) ?? [:]).keys.sorted()
+                let keys = (try checked { try storage.values(of: target.id) } ?? [:]).keys.sorted()
                 try console.writeOutput(keys.map { $0 + "\n" }.joined())
             }
         }
@@ -166,15 +185,15 @@ struct CommandRunner: Sendable {
     /// an error already names).
     func withStorage<Result>(
         _ paths: StorePaths, watchesFiles: Bool = false,
-        _ body: (any DefaultsStorage) throws(DefaultsError) -> Result
+        _ body: (any DomainAccess) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
-        let storage = openStorage(paths, watchesFiles)
+        let storage = try openStorage(paths, watchesFiles)
         do {
             let result = try body(storage)
-            printWarnings(storage.takeWarnings(), except: nil)
+            printWarnings(storage.takeDiagnostics(), except: nil)
             return result
         } catch {
-            printWarnings(storage.takeWarnings(), except: error.path)
+            printWarnings(storage.takeDiagnostics(), except: error.path)
             throw error
         }
     }
@@ -182,7 +201,7 @@ struct CommandRunner: Sendable {
     /// Opens the user's storage for a host option (for the verbs without a domain); the scope is `.byHost` with a
     /// host option, else `.user`.
     func withUserStorage<Result>(
-        host: HostSelector, _ body: (any DefaultsStorage, DomainScope) throws(DefaultsError) -> Result
+        host: HostSelector, _ body: (any DomainAccess, DomainScope) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         let paths = environment.userPaths(machineID: try environment.machineID(for: host))
         return try withStorage(paths) { storage throws(DefaultsError) in
@@ -191,18 +210,36 @@ struct CommandRunner: Sendable {
     }
 
     /// Prints warnings to standard error.
-    func printWarnings(_ warnings: [DefaultsError], except path: String?) {
-        for warning in warnings where path == nil || warning.path != path {
+    func printWarnings(_ diagnostics: [StoreDiagnostic], except path: String?) {
+        for warning in diagnostics.map(DefaultsError.init) where path == nil || warning.path != path {
             console.writeError(warning.message)
         }
+    }
+
+    /// Runs a call of the access layer, reporting its failure as the command reports it.
+    static func checked<Result>(_ call: () throws -> Result) throws(DefaultsError) -> Result {
+        do {
+            return try call()
+        } catch let error as PrefsAccessError {
+            throw DefaultsError(error)
+        } catch let error as DefaultsError {
+            throw error
+        } catch {
+            throw DefaultsError(.storage, "defaults: \(error)")
+        }
+    }
+
+    /// ``checked(_:)``, for the verbs.
+    func checked<Result>(_ call: () throws -> Result) throws(DefaultsError) -> Result {
+        try Self.checked(call)
     }
 
     /// Makes the command's changes durable before it exits.
     /// - Parameter failure: macOS's first line when the write fails, such as `Could not write domain D; exiting`.
     /// - Throws: ``DefaultsError`` with that line and the reason on the next.
-    func synchronize(_ storage: any DefaultsStorage, failure: String) throws(DefaultsError) {
-        do {
-            try storage.synchronize()
+    func synchronize(_ storage: any DomainAccess, failure: String) throws(DefaultsError) {
+        do throws(DefaultsError) {
+            try checked { try storage.synchronize() }
         } catch {
             throw DefaultsError(error.code, failure + "\n" + error.message, path: error.path, cause: error.cause)
         }

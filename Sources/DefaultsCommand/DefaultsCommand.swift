@@ -14,7 +14,7 @@ public enum DefaultsCommand {
         let environment = DefaultsEnvironment.current()
         let runner = CommandRunner(
             console: ProcessConsole(), environment: environment,
-            openStorage: DaemonStorage.opener(environment: environment))
+            openStorage: CommandRunner.opener(environment: environment))
         SystemCalls.exitProcess(runner.runBlocking(arguments))
     }
 }

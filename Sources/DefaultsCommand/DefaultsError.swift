@@ -1,3 +1,6 @@
+import PrefsAccess
+import PrefsStore
+
 /// The error every part of the `defaults` command throws: what went wrong, the exact text for standard error, and
 /// the exit status.
 ///
@@ -65,5 +68,25 @@ struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// The message without its final newline.
     var description: String {
         message.hasSuffix("\n") ? String(message.dropLast()) : message
+    }
+}
+
+extension DefaultsError {
+    /// An access-layer error as the command reports it: `defaults: ` and the message naming the domain or file.
+    init(_ error: PrefsAccessError) {
+        let code: Code =
+            switch error.code {
+            case .corrupt: .corruptDomain
+            case .invalidName: .invalidArgument
+            default: .storage
+            }
+        self.init(code, "defaults: \(error.message)", path: error.path, cause: error)
+    }
+
+    /// A problem the storage handled on its own, as a warning line: `defaults: warning: …`.
+    init(_ diagnostic: StoreDiagnostic) {
+        self.init(
+            .storage, "defaults: \(diagnostic.severity.rawValue): \(diagnostic.error)", path: diagnostic.error.path,
+            cause: diagnostic.error)
     }
 }

@@ -1,4 +1,5 @@
 import PrefsPlist
+import PrefsStore
 
 /// What `defaults explain` prints: the layer that supplies a key's effective value, the values it shadows, and the
 /// layers skipped because their file is broken.
@@ -45,5 +46,17 @@ struct KeyExplanation: Sendable {
         lines += shadowed.map { "  shadows \(source($0))" }
         lines += skipped.map { "  skipped \($0.layer): \($0.problem)" }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension KeyExplanation {
+    /// The explanation of a store resolution, from either route.
+    init(_ resolution: Resolution) {
+        func source(_ candidate: Resolution.Candidate) -> Source {
+            Source(layer: candidate.layer.description, path: candidate.path, value: candidate.value)
+        }
+        self.init(
+            key: resolution.key, winner: resolution.winner.map(source), shadowed: resolution.shadowed.map(source),
+            skipped: resolution.skipped.map { Skipped(layer: $0.layer.description, problem: $0.error.description) })
     }
 }

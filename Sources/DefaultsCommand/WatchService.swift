@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 import ServiceLifecycle
@@ -21,13 +22,13 @@ final class WatchService: Service, Sendable {
     /// How often the domain list is read again when watching every domain.
     static let discoveryInterval: Duration = .milliseconds(250)
 
-    private let storage: any DefaultsStorage
+    private let storage: any DomainAccess
     private let console: any Console
     private let subject: Subject
-    private let observations = Mutex<[DomainID: any DefaultsObservation]>([:])
+    private let observations = Mutex<[DomainID: any AccessObservation]>([:])
 
     /// Creates the service; ``start()`` begins observing.
-    init(storage: any DefaultsStorage, console: any Console, subject: Subject) {
+    init(storage: any DomainAccess, console: any Console, subject: Subject) {
         self.storage = storage
         self.console = console
         self.subject = subject
@@ -60,7 +61,7 @@ final class WatchService: Service, Sendable {
             while !Task.isCancelled {
                 try await Task.sleep(for: Self.discoveryInterval)
                 if case .everyDomain(let scope) = subject { try? discover(scope, printingExisting: true) }
-                for warning in storage.takeWarnings() { console.writeError(warning.message) }
+                for warning in storage.takeDiagnostics() { console.writeError(DefaultsError(warning).message) }
             }
         }
         let ended = observations.withLock { observations in
@@ -72,7 +73,7 @@ final class WatchService: Service, Sendable {
 
     /// Observes domains not yet observed; with `printingExisting`, the keys they hold print as new.
     private func discover(_ scope: DomainScope, printingExisting: Bool) throws(DefaultsError) {
-        for name in try storage.domainNames(in: scope) {
+        for name in try CommandRunner.checked({ try storage.domainNames(in: scope) }) {
             let domain = DomainID(name, scope: scope)
             if observations.withLock({ $0[domain] != nil }) { continue }
             try observe(domain, label: name.rawValue, key: nil, printingExisting: printingExisting)
@@ -83,9 +84,11 @@ final class WatchService: Service, Sendable {
         _ domain: DomainID, label: String, key: String?, printingExisting: Bool
     ) throws(DefaultsError) {
         let console = console
-        let (observation, values) = try storage.observe(domain, key: key) { events in
-            let lines = events.map { Self.line(label: label, key: $0.key, value: $0.newValue) }
-            try? console.writeOutput(lines.joined())
+        let (observation, values) = try CommandRunner.checked {
+            try storage.observe(domain, key: key) { events in
+                let lines = events.map { Self.line(label: label, key: $0.key, value: $0.newValue) }
+                try? console.writeOutput(lines.joined())
+            }
         }
         observations.withLock { $0[domain] = observation }
         if printingExisting, !values.isEmpty {

@@ -1,25 +1,26 @@
 import Dispatch
-import PrefsClient
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
-import PrefsWire
 import Synchronization
 
 /// The backend that goes through `prefsd`: an in-memory engine is the local cache, kept coherent by the daemon's
-/// subscriptions; every write is a request to the daemon, the single writer.
+/// subscriptions; every write is a request to the daemon, the single writer, through the access layer's
+/// `DaemonAccess` (which `defaults` uses too).
 ///
 /// - ``prepare(_:)`` subscribes (on one connection per search list, with a reader thread) to each persistent domain
 ///   of a search list the first time it is used, fills the engine from the snapshot
 ///   (`PreferencesStore.setStoredContents`), and applies every event the same way; shipped domains, which the
 ///   daemon does not serve, are read from their files once.
 /// - ``set(_:forKey:in:)`` sends the write and waits for the daemon's answer; a refusal changes nothing and throws.
+///   ``update(key:in:_:)`` is the access layer's compare-and-set loop, applied to the cache the same way.
 ///   On success the change is applied to the engine at once (read-your-writes; local observers fire), and stays on
 ///   top of the cache until the subscription delivers the daemon's version of the domain that includes it.
 /// - ``synchronize()`` returns after the daemon's durable `synchronize`.
 /// - ``resolve(_:in:)`` explains from the cache, with the daemon's file paths.
 final class DaemonBackend: PreferencesBackend {
     let engine: PreferencesStore
-    private let socketPath: String
+    private let access: DaemonAccess
     private let paths: StorePaths
     private let diagnostics: @Sendable (PreferencesError) -> Void
     private let state = Mutex(State())
@@ -32,9 +33,8 @@ final class DaemonBackend: PreferencesBackend {
     }
 
     private struct State {
-        var client: PrefsBlockingClient?
         var mirrors: [DomainID: Mirror] = [:]
-        var subscriptions: [PrefsBlockingClient.Subscription] = []
+        var subscriptions: [DomainSubscription] = []
         /// After a failed subscription, domains are not asked for again before this (and the failure is reported
         /// once), so a missing daemon costs one connection attempt a second, not one per read.
         var retryAfter: ContinuousClock.Instant?
@@ -44,19 +44,13 @@ final class DaemonBackend: PreferencesBackend {
         socketPath: String, paths: StorePaths, configuration: StoreConfiguration,
         diagnostics: @escaping @Sendable (PreferencesError) -> Void
     ) {
-        self.socketPath = socketPath
+        self.access = DaemonAccess(socketPath: socketPath, clientName: "Preferences")
         self.paths = paths
         self.diagnostics = diagnostics
         self.engine = PreferencesStore.inMemory(configuration: configuration)
     }
 
-    /// Whether the daemon answers on `socketPath` now.
-    static func answers(socketPath: String) -> Bool {
-        (try? PrefsBlockingClient(socketPath: socketPath, clientName: "Preferences probe", timeout: .seconds(2)))
-            != nil
-    }
-
-    var description: String { "prefsd at \(socketPath)" }
+    var description: String { access.route.description }
 
     // MARK: - Cache
 
@@ -66,13 +60,9 @@ final class DaemonBackend: PreferencesBackend {
             return searchList.domains.filter { state.mirrors[$0] == nil }
         }
         guard !missing.isEmpty else { return }
-        var served: [(DomainID, WireDomain)] = []
+        var served: [DomainID] = []
         for domain in missing {
-            if domain.scope == .shipped {
-                loadShipped(domain)
-            } else if let wire = Self.wireDomain(domain) {
-                served.append((domain, wire))
-            }
+            if domain.scope == .shipped { loadShipped(domain) } else { served.append(domain) }
         }
         guard !served.isEmpty else { return }
         subscribe(served)
@@ -90,30 +80,26 @@ final class DaemonBackend: PreferencesBackend {
     /// Subscribes to the domains on one connection (one reader thread) and fills the cache from the snapshots.
     /// - Returns: Whether the subscription was made.
     @discardableResult
-    private func subscribe(_ domains: [(DomainID, WireDomain)]) -> Bool {
-        do throws(PrefsClientError) {
-            let client = try connectedClient()
-            let ids = domains.map(\.0)
-            let filters = domains.map { WireSubscriptionFilter(.domain($0.1)) }
-            let subscription = try client.subscribe(filters, startsReading: false) {
-                [weak self] index, event in
+    private func subscribe(_ domains: [DomainID]) -> Bool {
+        do throws(PrefsAccessError) {
+            let subscription = try access.subscribe(domains) { [weak self] index, event in
                 guard let self else { return }
                 if let event {
-                    self.apply(event, to: ids[index])
+                    self.apply(event, to: domains[index])
                 } else {
-                    for id in ids { self.apply(nil, to: id) }
+                    for domain in domains { self.apply(nil, to: domain) }
                     self.resubscribeLater(domains)
                 }
             }
             state.withLock { state in
                 state.subscriptions.append(subscription)
-                for (index, (domain, wire)) in domains.enumerated() {
+                for (index, domain) in domains.enumerated() {
                     let snapshot = subscription.snapshots[index]
-                    state.mirrors[domain] = Mirror(values: snapshot.values, sequence: snapshot.sequence(of: wire) ?? 0)
+                    state.mirrors[domain] = Mirror(values: snapshot.values, sequence: snapshot.sequence)
                 }
                 state.retryAfter = nil
             }
-            for (index, (domain, _)) in domains.enumerated() {
+            for (index, domain) in domains.enumerated() {
                 // After a reconnect, this process's changes the daemon acknowledged are in the snapshot (or were
                 // lost with a daemon that died before writing them): the daemon's values win.
                 try? engine.synchronize(domain)
@@ -128,8 +114,9 @@ final class DaemonBackend: PreferencesBackend {
                 return state.retryAfter == nil
             }
             if firstFailure {
-                let names = domains.map { "\($0.0)" }.joined(separator: ", ")
-                diagnostics(PreferencesError(.storeUnavailable, "cannot watch domains \(names) in prefsd: \(error)"))
+                let names = domains.map { "\($0)" }.joined(separator: ", ")
+                diagnostics(
+                    PreferencesError(.storeUnavailable, "cannot watch domains \(names) in prefsd: \(error.message)"))
             }
             return false
         }
@@ -138,37 +125,34 @@ final class DaemonBackend: PreferencesBackend {
     /// Subscribes again, in the background, after the daemon went away: after 50 ms at first, then at most every
     /// second, until it answers (a restarted daemon, or systemd starting it again) or the backend is released. A cache
     /// that only reads is thereby kept current without waiting for the next write.
-    private func resubscribeLater(_ domains: [(DomainID, WireDomain)], after delay: Int = 50) {
+    private func resubscribeLater(_ domains: [DomainID], after delay: Int = 50) {
         // A Dispatch queue, not a task: the process's Swift concurrency threads may all be busy (or blocked).
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
             guard let self else { return }
-            let missing = self.state.withLock { state in domains.filter { state.mirrors[$0.0] == nil } }
+            let missing = self.state.withLock { state in domains.filter { state.mirrors[$0] == nil } }
             if missing.isEmpty || self.subscribe(missing) { return }
             self.resubscribeLater(domains, after: min(delay * 2, 1000))
         }
     }
 
     /// Applies one subscription event (or the end of the subscription) to the cache.
-    private func apply(_ event: PrefsSubscription.Event?, to domain: DomainID) {
+    private func apply(_ event: DomainEvent?, to domain: DomainID) {
         guard let event else {
             // The daemon went away: the cache keeps what it had, and the next use subscribes again.
-            state.withLock { state in
-                state.mirrors[domain] = nil
-                state.client = nil
-            }
+            state.withLock { $0.mirrors[domain] = nil }
             return
         }
         let (values, reachedAwaited) = state.withLock { state -> ([String: PlistValue]?, Bool) in
             guard var mirror = state.mirrors[domain] else { return (nil, false) }
             switch event {
-            case .changes(let changes, _):
+            case .changes(let changes):
                 for change in changes where change.sequence > mirror.sequence {
-                    mirror.values[change.key] = change.new
+                    mirror.values[change.key] = change.newValue
                     mirror.sequence = change.sequence
                 }
-            case .resync(let snapshot):
-                mirror.values = snapshot.values
-                mirror.sequence = snapshot.sequences.first?.sequence ?? mirror.sequence
+            case .resync(let values, let sequence):
+                mirror.values = values
+                mirror.sequence = max(sequence, mirror.sequence)
             }
             var reached = false
             if let awaited = mirror.awaitedVersion, mirror.sequence >= awaited {
@@ -187,27 +171,44 @@ final class DaemonBackend: PreferencesBackend {
 
     // MARK: - Writes
 
-    func set(_ value: PlistValue?, forKey key: String, in domain: DomainID) throws(PrefsStoreError) {
-        let wire = try Self.writableWireDomain(domain)
+    func set(_ value: PlistValue?, forKey key: String, in domain: DomainID) throws(PrefsAccessError) {
+        try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
-        let operation: WireOperation =
-            value.map { .set(wire, key: key, value: $0, expectedVersion: nil) }
-            ?? .remove(wire, key: key, expectedVersion: nil)
-        let version = try versionOfWrite(operation, domain: domain)
-        try engine.set(value, forKey: key, in: domain)
+        let version = try access.setValue(value, forKey: key, in: domain)
+        try applyLocally { () throws(PrefsStoreError) in try engine.set(value, forKey: key, in: domain) }
         keepLocalChange(until: version, of: domain)
     }
 
-    func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> [String: PlistValue]? {
+    func update<Outcome>(
+        key: String, in domain: DomainID, _ body: (inout PlistValue?) -> Outcome
+    ) throws(PrefsAccessError) -> Outcome {
+        try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
-        return try engine.persistentDomain(domain)
+        var committed: PlistValue?
+        let (outcome, version) = try access.update(key: key, in: domain) { value in
+            let outcome = body(&value)
+            committed = value
+            return outcome
+        }
+        try applyLocally { () throws(PrefsStoreError) in try engine.set(committed, forKey: key, in: domain) }
+        keepLocalChange(until: version, of: domain)
+        return outcome
     }
 
-    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsStoreError) {
-        let wire = try Self.writableWireDomain(domain)
+    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
-        let version = try versionOfWrite(.writeDomain(wire, values: values, expectedVersion: nil), domain: domain)
-        try engine.setPersistentDomain(values, for: domain)
+        do {
+            return try engine.persistentDomain(domain)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsAccessError) {
+        try checkWritable(domain)
+        prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
+        let version = try access.replaceValues(of: domain, with: values)
+        try applyLocally { () throws(PrefsStoreError) in try engine.setPersistentDomain(values, for: domain) }
         keepLocalChange(until: version, of: domain)
     }
 
@@ -224,36 +225,23 @@ final class DaemonBackend: PreferencesBackend {
         return resolution
     }
 
-    func synchronize() throws(PrefsStoreError) {
+    func synchronize() throws(PrefsAccessError) {
+        try access.synchronize()
+    }
+
+    /// Applies to the cache a change the daemon accepted.
+    private func applyLocally(_ change: () throws(PrefsStoreError) -> Void) throws(PrefsAccessError) {
         do {
-            _ = try connectedClient().send(.synchronize)
+            try change()
         } catch {
-            throw Self.storeError(error, domain: nil)
+            throw PrefsAccessError(error)
         }
     }
 
-    /// Sends a write; reconnects once when the connection was lost (a write stores the same values again).
-    private func versionOfWrite(_ operation: WireOperation, domain: DomainID) throws(PrefsStoreError) -> UInt64 {
-        var attempt = 0
-        while true {
-            do {
-                let result = try connectedClient().send(operation)
-                switch result {
-                case .set(let version), .remove(let version), .writeDomain(let version): return version
-                default: throw PrefsStoreError(.unavailable, "prefsd answered with an unexpected \(result.operation)")
-                }
-            } catch let error as PrefsClientError {
-                attempt += 1
-                if error.serverError == nil, attempt < 2 {
-                    state.withLock { $0.client = nil }
-                    continue
-                }
-                throw Self.storeError(error, domain: domain)
-            } catch let error as PrefsStoreError {
-                throw error
-            } catch {
-                throw PrefsStoreError(.unavailable, "prefsd failed: \(error)")
-            }
+    /// Refuses, before asking the daemon, a write to a layer only its owner changes.
+    private func checkWritable(_ domain: DomainID) throws(PrefsAccessError) {
+        guard domain.scope.isWritable else {
+            throw PrefsAccessError(.readOnly, "domain \(domain) is read-only in the \(domain.scope) layer")
         }
     }
 
@@ -271,47 +259,5 @@ final class DaemonBackend: PreferencesBackend {
             try? engine.synchronize(domain)
             try? engine.setStoredContents(values, of: domain, origin: .external)
         }
-    }
-
-    private func connectedClient() throws(PrefsClientError) -> PrefsBlockingClient {
-        if let client = state.withLock({ $0.client }) { return client }
-        let client = try PrefsBlockingClient(socketPath: socketPath, clientName: "Preferences", timeout: .seconds(30))
-        state.withLock { $0.client = $0.client ?? client }
-        return client
-    }
-
-    // MARK: - Mapping
-
-    static func wireDomain(_ domain: DomainID) -> WireDomain? {
-        switch domain.scope {
-        case .user: WireDomain(domain.name.rawValue)
-        case .byHost: WireDomain(domain.name.rawValue, byHost: true)
-        case .system: WireDomain(domain.name.rawValue, scope: .system)
-        case .forced: WireDomain(domain.name.rawValue, scope: .forced)
-        case .shipped: nil
-        }
-    }
-
-    private static func writableWireDomain(_ domain: DomainID) throws(PrefsStoreError) -> WireDomain {
-        guard domain.scope.isWritable, let wire = wireDomain(domain) else {
-            throw PrefsStoreError(.readOnlyDomain, "domain \(domain) is read-only in the \(domain.scope) layer")
-        }
-        return wire
-    }
-
-    /// A client error as the store would report it.
-    static func storeError(_ error: PrefsClientError, domain: DomainID?) -> PrefsStoreError {
-        guard let server = error.serverError else {
-            return PrefsStoreError(.unavailable, "prefsd is unavailable: \(error.message)", cause: error)
-        }
-        let code: PrefsStoreError.Code
-        switch server.code {
-        case .invalidName: code = .invalidDomainName
-        case .readOnly: code = .readOnlyDomain
-        case .limitExceeded: code = .limitExceeded
-        case .versionConflict: code = .versionConflict
-        default: code = .unavailable
-        }
-        return PrefsStoreError(code, server.message, path: server.path, cause: error)
     }
 }

@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsStore
 
 // Whole domains: persistent ones (files) and volatile ones (this process only), as `UserDefaults` names them.
@@ -112,7 +113,7 @@ extension Preferences {
     /// - Throws: ``PreferencesError``: `invalidName`, or `corrupt` / `storeUnavailable` when its file cannot be used.
     func persistentDomainValues(forName domainName: String) throws(PreferencesError) -> [String: PlistValue]? {
         let id = DomainID(try Self.domainName(domainName))
-        do throws(PrefsStoreError) {
+        do throws(PrefsAccessError) {
             return try backend.persistentDomain(id)
         } catch {
             throw PreferencesError(error)
@@ -124,7 +125,7 @@ extension Preferences {
     func setPersistentDomainValues(_ values: [String: PlistValue], forName domainName: String) throws(PreferencesError)
     {
         let id = DomainID(try Self.domainName(domainName))
-        do throws(PrefsStoreError) {
+        do throws(PrefsAccessError) {
             try backend.setPersistentDomain(values, for: id)
         } catch {
             throw PreferencesError(error)

@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsStore
 
 // The throwing API: it tells a key that is absent (`nil`, no error) from a store that cannot answer
@@ -45,7 +46,7 @@ extension Preferences {
     ///   cannot be written) or `limitExceeded`, for the first domain that could not be written; the changes stay
     ///   pending and are retried.
     public func synchronizeThrowing() throws(PreferencesError) {
-        do throws(PrefsStoreError) {
+        do throws(PrefsAccessError) {
             try backend.synchronize()
         } catch {
             throw PreferencesError(error)

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import PrefsAccess
 import PrefsStore
 
 // The setters of the `UserDefaults` surface. They change memory at once (every reader in the process sees the new
@@ -126,19 +127,24 @@ extension Preferences {
 
     /// Writes one key of this instance's domain unless an administrator forces it.
     func write(_ value: PlistValue?, forKey key: String) throws(PreferencesError) {
-        if forcedKeys.mayForceKeys, let forced = forcingLayer(ofKey: key, in: domainName) {
-            let path = try? engine.path(for: forced)
-            throw PreferencesError(
-                .readOnly,
-                "key \(key) of domain \(domain) is forced by the administrator in "
-                    + (path ?? "the forced \(forced.name) domain") + "; the write was refused",
-                path: path)
-        }
-        do throws(PrefsStoreError) {
+        try checkNotForced(key)
+        do throws(PrefsAccessError) {
             try backend.set(value, forKey: key, in: writeDomain)
         } catch {
             throw PreferencesError(error)
         }
+    }
+
+    /// Refuses a write to a key an administrator forces.
+    /// - Throws: ``PreferencesError`` with code `readOnly`, naming the forced file.
+    func checkNotForced(_ key: String) throws(PreferencesError) {
+        guard forcedKeys.mayForceKeys, let forced = forcingLayer(ofKey: key, in: domainName) else { return }
+        let path = try? engine.path(for: forced)
+        throw PreferencesError(
+            .readOnly,
+            "key \(key) of domain \(domain) is forced by the administrator in "
+                + (path ?? "the forced \(forced.name) domain") + "; the write was refused",
+            path: path)
     }
 
     /// The forced domain that holds a key for a domain (its own forced file, then the global one), if any.

@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsStore
 
 /// The error every throwing operation of `Preferences` throws.
@@ -12,7 +13,7 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case storeUnavailable, corrupt, readOnly, limitExceeded, invalidName, invalidValue, typeMismatch
-            case invalidArgument
+            case invalidArgument, conflict, outcomeUnknown
         }
         private let base: Base
 
@@ -36,6 +37,14 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(base: .invalidArgument)
 
         /// The code's name, such as `storeUnavailable`.
+        /// An atomic update (``Preferences/update(forKey:_:)``) lost the race to other writers on every attempt;
+        /// nothing was changed.
+        public static let conflict = Code(base: .conflict)
+        /// A write reached `prefsd`, but its answer was lost (the daemon stopped, or did not answer in time): it may
+        /// or may not have been applied. It is never retried on its own, so that an increment cannot count twice;
+        /// read the key again to learn what happened.
+        public static let outcomeUnknown = Code(base: .outcomeUnknown)
+
         public var description: String { base.rawValue }
     }
 
@@ -80,6 +89,29 @@ extension PreferencesError {
             case .encodingFailed: .invalidValue
             default: .storeUnavailable
             }
+        self.init(code, error.message, path: error.path, cause: error.cause)
+    }
+}
+
+extension PreferencesError {
+    init(_ error: PrefsAccessError) {
+        let code: Code =
+            switch error.code {
+            case .invalidName: .invalidName
+            case .readOnly: .readOnly
+            case .limitExceeded: .limitExceeded
+            case .corrupt: .corrupt
+            case .invalidValue: .invalidValue
+            case .versionConflict: .conflict
+            case .outcomeUnknown: .outcomeUnknown
+            default: .storeUnavailable
+            }
+        // The store's own error keeps its message and cause apart, as its other conversions do.
+        if let store = error.cause as? PrefsStoreError {
+            self.init(store)
+            self.code = code
+            return
+        }
         self.init(code, error.message, path: error.path, cause: error.cause)
     }
 }

@@ -1,4 +1,4 @@
-import PrefsClient
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 import Synchronization
@@ -30,7 +30,8 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     /// Whether the user's preferences go through `prefsd`, the daemon (docs/DAEMON.md).
     public enum DaemonUse: Sendable, Hashable {
         /// Through the daemon when its socket answers when the storage is first used, else the files directly.
-        /// `PREFERENCES_DAEMON=off` (or `on`) in the environment forces one of the other two.
+        /// `PREFERENCES_DAEMON=off` (or `on`) in the environment forces one of the other two, as it does for
+        /// `defaults` (docs/ARCHITECTURE.md, "The access layer").
         case automatic
         /// Always through the daemon: while it does not answer, reads see nothing and writes fail with
         /// `storeUnavailable` (never a silent fallback).
@@ -69,7 +70,7 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
                     let paths = StorePaths.fromProcessEnvironment()
                     if PreferencesStorage.usesDaemon(use) {
                         let created = DaemonBackend(
-                            socketPath: PrefsClientConfiguration.defaultSocketPath(), paths: paths,
+                            socketPath: AccessRoute.defaultSocketPath, paths: paths,
                             configuration: configuration, diagnostics: diagnostics)
                         backend = created
                         return created
@@ -91,20 +92,23 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
 
     let handle: Handle
 
-    /// Whether the user's preferences go through the daemon: `use`, unless `PREFERENCES_DAEMON` says `on` or `off`.
+    /// Whether the user's preferences go through the daemon: `use`, unless `PREFERENCES_DAEMON` says `on` or `off`
+    /// (the access layer's one reading of it); for ``DaemonUse/automatic``, whether the daemon answers now.
     static func usesDaemon(_ use: DaemonUse) -> Bool {
-        var effective = use
-        if use == .automatic, let variable = SystemInterface.environmentVariable("PREFERENCES_DAEMON") {
-            switch variable.lowercased() {
-            case "on", "yes", "1", "true": effective = .always
-            case "off", "no", "0", "false": effective = .never
-            default: break
+        let requested: DaemonPolicy =
+            switch use {
+            case .automatic: .automatic
+            case .always: .always
+            case .never: .never
             }
-        }
-        switch effective {
+        switch DaemonPolicy.effective(requested) {
         case .always: return true
         case .never: return false
-        case .automatic: return DaemonBackend.answers(socketPath: PrefsClientConfiguration.defaultSocketPath())
+        case .automatic:
+            let probe = DaemonAccess(
+                socketPath: AccessRoute.defaultSocketPath, clientName: "Preferences probe",
+                timeout: .seconds(2))
+            return (try? probe.connect()) != nil
         }
     }
 

@@ -1,36 +1,49 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 
 /// The backend whose engine is also its storage: embedded mode (domain files, shared with other processes by
-/// `flock` and inotify) or in-memory mode.
+/// `flock` and inotify) or in-memory mode. Its access layer is a `FileAccess` on the engine.
 final class StoreBackend: PreferencesBackend {
     let engine: PreferencesStore
+    private let access: FileAccess
 
     init(engine: PreferencesStore) {
         self.engine = engine
+        self.access = FileAccess(store: engine)
     }
 
     var description: String {
         engine.isInMemory ? "in memory" : "files in \(engine.paths.preferencesDirectory)"
     }
 
-    func set(_ value: PlistValue?, forKey key: String, in domain: DomainID) throws(PrefsStoreError) {
-        try engine.set(value, forKey: key, in: domain)
+    func set(_ value: PlistValue?, forKey key: String, in domain: DomainID) throws(PrefsAccessError) {
+        try access.setValue(value, forKey: key, in: domain)
     }
 
-    func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> [String: PlistValue]? {
-        try engine.persistentDomain(domain)
+    func update<Outcome>(
+        key: String, in domain: DomainID, _ body: (inout PlistValue?) -> Outcome
+    ) throws(PrefsAccessError) -> Outcome {
+        try access.update(key: key, in: domain, body).outcome
     }
 
-    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsStoreError) {
-        try engine.setPersistentDomain(values, for: domain)
+    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+        do {
+            return try engine.persistentDomain(domain)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsAccessError) {
+        try access.replaceValues(of: domain, with: values)
     }
 
     func resolve(_ key: String, in searchList: SearchList) -> Resolution {
         engine.resolve(key, in: searchList)
     }
 
-    func synchronize() throws(PrefsStoreError) {
-        try engine.synchronize()
+    func synchronize() throws(PrefsAccessError) {
+        try access.synchronize()
     }
 }

@@ -352,8 +352,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// The store's filter for a wire filter: prefix filters watch every key and are narrowed here.
     private static func storeFilter(_ filter: WireSubscriptionFilter) throws(WireError) -> ChangeFilter {
         switch (filter.target, filter.keys) {
-        case (.domain(let domain), .key(let key)): return .key(key, in: try StoreRequests.domainID(domain))
-        case (.domain(let domain), _): return .domain(try StoreRequests.domainID(domain))
+        case (.domain(let domain), .key(let key)): return .key(key, in: try domain.domainID())
+        case (.domain(let domain), _): return .domain(try domain.domainID())
         case (.effective(let list), .key(let key)): return .effectiveKey(key, in: try StoreRequests.searchList(list))
         case (.effective(let list), _): return .effective(try StoreRequests.searchList(list))
         }
@@ -381,8 +381,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case .domain(let target):
             return WireSnapshot(values: values, sequences: [.init(domain: target, sequence: snapshot.sequence)])
         case .effective:
-            let sequences = snapshot.layerSequences.filter { $0.key.scope != .shipped }
-                .map { WireSnapshot.DomainSequence(domain: StoreRequests.wireDomain($0.key), sequence: $0.value) }
+            // Shipped domains are not served, so they have no wire name and no sequence to report.
+            let sequences = snapshot.layerSequences.compactMap { domain, sequence in
+                (try? WireDomain(domain)).map { WireSnapshot.DomainSequence(domain: $0, sequence: sequence) }
+            }
                 .sorted { "\($0.domain)" < "\($1.domain)" }
             return WireSnapshot(values: values, sequences: sequences)
         }
@@ -396,24 +398,23 @@ final class ConnectionHandler: ChannelDuplexHandler {
         var batchOrigin: ChangeOrigin?
         for event in events where subscription.filter.keys.matches(event.key) {
             if let batchOrigin, batchOrigin != event.origin {
-                eventQueue.enqueue(subscription: id, changes: changes, origin: StoreRequests.origin(batchOrigin))
+                eventQueue.enqueue(subscription: id, changes: changes, origin: WireOrigin(batchOrigin))
                 changes = []
             }
             batchOrigin = event.origin
             // An effective change names the layer that moved it, with that domain's own sequence number.
-            var domain = event.domain
+            // The event's own domain is the subscribed (user or by-host) one, which always has a wire name.
+            var domain = (try? WireDomain(event.domain)) ?? WireDomain(event.domain.name.rawValue)
             var sequence = event.sequence
-            if let layer = event.layer, layer.domain.scope != .shipped {
-                domain = layer.domain
+            if let layer = event.layer, let wire = try? WireDomain(layer.domain) {
+                domain = wire
                 sequence = layer.sequence
             }
             changes.append(
-                WireChange(
-                    domain: StoreRequests.wireDomain(domain), key: event.key, old: event.oldValue,
-                    new: event.newValue, sequence: sequence))
+                WireChange(domain: domain, key: event.key, old: event.oldValue, new: event.newValue, sequence: sequence))
         }
         if let batchOrigin, !changes.isEmpty {
-            eventQueue.enqueue(subscription: id, changes: changes, origin: StoreRequests.origin(batchOrigin))
+            eventQueue.enqueue(subscription: id, changes: changes, origin: WireOrigin(batchOrigin))
         }
         writeEvents(context: context)
     }

@@ -25,20 +25,20 @@ struct StoreRequests: Sendable {
     private func performThrowing(_ operation: WireOperation, origin: ChangeOrigin) throws(WireError) -> WireResult {
         switch operation {
         case .get(let wireDomain, let key):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             let snapshot = store.snapshot(of: domain)
             return .get(value: snapshot.values[key], version: snapshot.sequence)
         case .getEffective(let searchList, let key):
             let list = try Self.searchList(searchList)
-            return .getEffective(Self.resolution(store.resolve(key, in: list), app: list.domain))
+            return .getEffective(WireResolution(store.resolve(key, in: list), app: list.domain))
         case .set(let wireDomain, let key, let value, let expectedVersion):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             return .set(
                 version: try mapErrors(domain) { () throws(PrefsStoreError) in
                     try store.set(value, forKey: key, in: domain, origin: origin, expectedSequence: expectedVersion)
                 })
         case .setMany(let wireDomain, let values, let removeKeys, let expectedVersion):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             var changes: [String: PlistValue?] = [:]
             for (key, value) in values { changes[key] = .some(value) }
             for key in removeKeys { changes[key] = .some(nil) }
@@ -47,26 +47,26 @@ struct StoreRequests: Sendable {
                     try store.setMany(changes, in: domain, origin: origin, expectedSequence: expectedVersion)
                 })
         case .remove(let wireDomain, let key, let expectedVersion):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             return .remove(
                 version: try mapErrors(domain) { () throws(PrefsStoreError) in
                     try store.set(nil, forKey: key, in: domain, origin: origin, expectedSequence: expectedVersion)
                 })
         case .readDomain(let wireDomain):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             let exists = try mapErrors(domain) { () throws(PrefsStoreError) in try store.persistentDomain(domain) }
             guard exists != nil else { throw Self.domainNotFound(wireDomain) }
             let snapshot = store.snapshot(of: domain)
             return .readDomain(values: snapshot.values, version: snapshot.sequence)
         case .writeDomain(let wireDomain, let values, let expectedVersion):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             return .writeDomain(
                 version: try mapErrors(domain) { () throws(PrefsStoreError) in
                     try store.setPersistentDomain(
                         values, for: domain, origin: origin, expectedSequence: expectedVersion)
                 })
         case .removeDomain(let wireDomain, let expectedVersion):
-            let domain = try Self.domainID(wireDomain)
+            let domain = try wireDomain.domainID()
             let version = try mapErrors(domain) { () throws(PrefsStoreError) -> UInt64? in
                 if domain.scope.isWritable, try store.persistentDomain(domain) == nil { return nil }
                 return try store.removePersistentDomain(domain, origin: origin, expectedSequence: expectedVersion)
@@ -126,26 +126,6 @@ struct StoreRequests: Sendable {
 
     // MARK: - Mapping parameters
 
-    /// The store's domain for a wire domain, after checking its name.
-    static func domainID(_ domain: WireDomain) throws(WireError) -> DomainID {
-        let name = try domainName(domain.name, field: "domain")
-        switch domain.scope {
-        case .user: return DomainID(name, scope: domain.byHost ? .byHost : .user)
-        case .system: return DomainID(name, scope: .system)
-        case .forced: return DomainID(name, scope: .forced)
-        }
-    }
-
-    /// The wire domain of a store domain (a shipped domain reads as its user domain's name in the user scope).
-    static func wireDomain(_ domain: DomainID) -> WireDomain {
-        switch domain.scope {
-        case .user, .shipped: WireDomain(domain.name.rawValue)
-        case .byHost: WireDomain(domain.name.rawValue, byHost: true)
-        case .system: WireDomain(domain.name.rawValue, scope: .system)
-        case .forced: WireDomain(domain.name.rawValue, scope: .forced)
-        }
-    }
-
     /// The store's search list for a wire one.
     static func searchList(_ list: WireSearchList) throws(WireError) -> SearchList {
         let app = try domainName(list.app, field: "app")
@@ -166,47 +146,5 @@ struct StoreRequests: Sendable {
 
     private static func domainNotFound(_ domain: WireDomain) -> WireError {
         WireError(.notFound, "domain \(domain) does not exist")
-    }
-
-    /// The wire form of a resolution.
-    static func resolution(_ resolution: Resolution, app: DomainName) -> WireResolution {
-        func source(_ layer: Layer, path: String?) -> WireSource {
-            switch layer {
-            case .arguments: return WireSource(layer: .argument, domain: app.rawValue)
-            case .registered: return WireSource(layer: .registration, domain: app.rawValue)
-            case .domain(let id):
-                let wireLayer: WireLayer
-                switch id.scope {
-                case .forced: wireLayer = .forced
-                case .system: wireLayer = .system
-                case .shipped: wireLayer = .registration
-                case .user, .byHost:
-                    wireLayer = id.name == app ? .app : id.name.isGlobal ? .global : .suite
-                }
-                return WireSource(layer: wireLayer, domain: id.name.rawValue, byHost: id.scope == .byHost, path: path)
-            }
-        }
-        let found = resolution.winner.map {
-            WireResolution.Entry(value: $0.value, source: source($0.layer, path: $0.path))
-        }
-        let shadowed = resolution.shadowed.map {
-            WireResolution.Entry(value: $0.value, source: source($0.layer, path: $0.path))
-        }
-        let skipped = resolution.skipped.map { layer -> WireResolution.Skipped in
-            var path: String?
-            if case .domain = layer.layer { path = layer.error.path }
-            return WireResolution.Skipped(source: source(layer.layer, path: path), reason: layer.error.description)
-        }
-        return WireResolution(found: found, shadowed: shadowed, skipped: skipped)
-    }
-
-    /// The wire origin of a store change.
-    static func origin(_ origin: ChangeOrigin) -> WireOrigin {
-        switch origin {
-        case .client(let pid, let uid): WireOrigin(.client, pid: pid, uid: uid)
-        case .thisProcess: WireOrigin(.client)
-        case .otherProcess(let pid): WireOrigin(.file, pid: pid)
-        case .external: WireOrigin(.file)
-        }
     }
 }

@@ -436,7 +436,12 @@ enum FileSystem {
 
     /// Sleeps the calling thread.
     static func sleep(milliseconds: Int) {
-        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        sleep(microseconds: milliseconds * 1000)
+    }
+
+    /// Sleeps for a number of microseconds, resuming after signals.
+    static func sleep(microseconds: Int) {
+        var request = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)
         var remaining = timespec()
         while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
     }

@@ -136,7 +136,8 @@ extension PreferencesStore {
     }
 
     /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled.
-    func flush(slot: Int, _ work: inout FileWorkState) throws(PrefsStoreError) {
+    /// - Parameter lockHeld: Whether the caller holds the domain's `flock` already (``update(_:origin:_:)``).
+    func flush(slot: Int, _ work: inout FileWorkState, lockHeld: Bool = false) throws(PrefsStoreError) {
         guard let plan = state.withLock({ $0.takeFlushPlan(slot: slot) }) else { return }
         if isInMemory {
             // Memory is the storage: the changes count as written.
@@ -149,7 +150,7 @@ extension PreferencesStore {
             return
         }
         do {
-            let (written, identity, readOtherWriters) = try write(plan)
+            let (written, identity, readOtherWriters) = try write(plan, lockHeld: lockHeld)
             state.withLock { state in
                 state.completeFlush(plan, written: written, identity: identity, readOtherWriters: readOtherWriters)
                 _ = state.endBatch()
@@ -167,21 +168,12 @@ extension PreferencesStore {
     /// - Returns: What the file holds afterwards, its identity (`nil` when there is no file), and whether the file
     ///   had to be read again because it was not the version the store knew (so other writers' changes are in).
     private func write(
-        _ plan: StoreState.FlushPlan
+        _ plan: StoreState.FlushPlan, lockHeld: Bool
     ) throws(PrefsStoreError) -> (written: [String: PlistValue], identity: FileIdentity?, readOtherWriters: Bool) {
         let id = plan.id
         let location = try paths.location(of: id)
-        let lockLocation = try paths.lockLocation(of: id)
-        let lock: Int32
-        do {
-            try FileSystem.makeDirectories(location.directory)
-            try FileSystem.makeDirectories(lockLocation.directory)
-            lock = try FileSystem.lockExclusively(lockLocation.path)
-        } catch {
-            throw PrefsStoreError(
-                .ioFailure, "cannot lock domain \(id) for writing", path: lockLocation.path, cause: error)
-        }
-        defer { FileSystem.unlock(lock) }
+        let lock = lockHeld ? nil : try lockDomain(id)
+        defer { if let lock { FileSystem.unlock(lock) } }
         if plan.checkStaleTemporaryFiles { DomainFile.removeStaleTemporaryFiles(of: location) }
 
         // Another process may have written since this store last read the file: start from what is there now.
@@ -240,6 +232,22 @@ extension PreferencesStore {
             throw error
         } catch {
             throw PrefsStoreError(.ioFailure, "cannot write domain \(id): \(error)", path: location.path)
+        }
+    }
+
+    /// Takes a domain's `flock` (creating its directories), which every writer of the domain's file holds.
+    /// - Returns: The lock's descriptor, for `FileSystem.unlock`.
+    /// - Throws: ``PrefsStoreError`` with code `.ioFailure` naming the lock file.
+    func lockDomain(_ id: DomainID) throws(PrefsStoreError) -> Int32 {
+        let location = try paths.location(of: id)
+        let lockLocation = try paths.lockLocation(of: id)
+        do {
+            try FileSystem.makeDirectories(location.directory)
+            try FileSystem.makeDirectories(lockLocation.directory)
+            return try FileSystem.lockExclusively(lockLocation.path)
+        } catch {
+            throw PrefsStoreError(
+                .ioFailure, "cannot lock domain \(id) for writing", path: lockLocation.path, cause: error)
         }
     }
 

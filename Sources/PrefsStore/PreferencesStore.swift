@@ -209,24 +209,32 @@ public final class PreferencesStore: Sendable {
     ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
         for (key, value) in changes { try checkKey(key, value: value, in: domain) }
-        let limits = configuration.limits
         let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
             try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
-            var delta = 0
-            for (key, value) in ordered {
-                let old = state.domains[slot].values[key]
-                delta += (value.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
-                delta -= (old.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
-            }
-            let size = state.domains[slot].estimatedSize + delta
-            if delta > 0, size > limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
-            let wake = state.applyLocalChanges(ordered, slot: slot, origin: origin, sizeDelta: delta)
-            return WriteOutcome(wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
+            return try applyChanges(ordered, slot: slot, in: &state, domain: domain, origin: origin)
         }
         finish(outcome)
         return outcome.sequence
+    }
+
+    /// Applies key changes to a loaded domain as one batch, within the domain size limit.
+    /// - Throws: ``PrefsStoreError`` with code `.limitExceeded`; nothing changes.
+    func applyChanges(
+        _ ordered: [(key: String, value: PlistValue?)], slot: Int, in state: inout StoreState, domain: DomainID,
+        origin: ChangeOrigin
+    ) throws(PrefsStoreError) -> WriteOutcome {
+        var delta = 0
+        for (key, value) in ordered {
+            let old = state.domains[slot].values[key]
+            delta += (value.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
+            delta -= (old.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
+        }
+        let size = state.domains[slot].estimatedSize + delta
+        if delta > 0, size > configuration.limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
+        let wake = state.applyLocalChanges(ordered, slot: slot, origin: origin, sizeDelta: delta)
+        return WriteOutcome(wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
     }
 
     /// Replaces a domain's contents.
@@ -322,7 +330,7 @@ public final class PreferencesStore: Sendable {
         if outcome.deliver { deliverQueued() }
     }
 
-    private func checkWritable(_ domain: DomainID) throws(PrefsStoreError) {
+    func checkWritable(_ domain: DomainID) throws(PrefsStoreError) {
         guard domain.scope.isWritable else {
             let path = (try? paths.path(for: domain)) ?? "its \(domain.scope) directory"
             throw PrefsStoreError(
@@ -334,7 +342,7 @@ public final class PreferencesStore: Sendable {
         if domain.scope == .byHost, paths.machineID == nil { _ = try paths.location(of: domain) }
     }
 
-    private func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {
+    func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {
         let limits = configuration.limits
         if key.utf8.count > limits.maxKeyBytes {
             throw PrefsStoreError(
@@ -360,7 +368,7 @@ public final class PreferencesStore: Sendable {
             path: state.location.map { $0.directory + "/" + $0.fileName })
     }
 
-    private func domainTooLarge(_ domain: DomainID, size: Int) -> PrefsStoreError {
+    func domainTooLarge(_ domain: DomainID, size: Int) -> PrefsStoreError {
         PrefsStoreError(
             .limitExceeded,
             "domain \(domain) would grow to about \(size) bytes, beyond the domain size limit "

@@ -13,6 +13,12 @@ public struct Resolution: Sendable, CustomStringConvertible {
         public var path: String?
         /// The layer's value for the key.
         public var value: PlistValue
+
+        package init(layer: Layer, path: String?, value: PlistValue) {
+            self.layer = layer
+            self.path = path
+            self.value = value
+        }
     }
 
     /// A layer whose file could not be read, so that it was searched as if empty.
@@ -21,6 +27,11 @@ public struct Resolution: Sendable, CustomStringConvertible {
         public var layer: Layer
         /// Why it was skipped (a corrupt file, a file that cannot be read).
         public var error: PrefsStoreError
+
+        package init(layer: Layer, error: PrefsStoreError) {
+            self.layer = layer
+            self.error = error
+        }
     }
 
     /// The key looked up.
@@ -31,6 +42,13 @@ public struct Resolution: Sendable, CustomStringConvertible {
     public var shadowed: [Candidate]
     /// Layers searched as empty because their file could not be read, in search order.
     public var skipped: [SkippedLayer]
+
+    package init(key: String, winner: Candidate?, shadowed: [Candidate], skipped: [SkippedLayer]) {
+        self.key = key
+        self.winner = winner
+        self.shadowed = shadowed
+        self.skipped = skipped
+    }
 
     /// The effective value, or `nil` when no layer holds the key.
     public var value: PlistValue? { winner?.value }

@@ -1,15 +1,17 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 import Synchronization
 
 @testable import DefaultsCommand
 
-/// Storage in memory that records every call, and can be told to fail.
-final class RecordingStorage: DefaultsStorage {
+/// Domains in memory behind the access layer's interface, recording every change, and told to fail on demand.
+final class RecordingStorage: DomainAccess {
     struct State {
         var domains: [DomainID: [String: PlistValue]] = [:]
         var calls: [String] = []
-        var warnings: [DefaultsError] = []
+        var diagnostics: [StoreDiagnostic] = []
+        var version: UInt64 = 0
     }
 
     let state = Mutex(State())
@@ -22,51 +24,86 @@ final class RecordingStorage: DefaultsStorage {
 
     var calls: [String] { state.withLock { $0.calls } }
 
-    func values(of domain: DomainID) throws(DefaultsError) -> [String: PlistValue]? {
+    var route: AccessRoute { .files(directory: "memory") }
+
+    func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
         state.withLock { $0.domains[domain] }
     }
 
-    func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(DefaultsError) {
+    func setValue(_ value: PlistValue?, forKey key: String, in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
+        try setValues([key: value], in: domain)
+    }
+
+    func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
         state.withLock { state in
             state.calls.append("setValues \(domain) \(changes.keys.sorted().joined(separator: ","))")
             var values = state.domains[domain] ?? [:]
             for (key, value) in changes { values[key] = value }
             state.domains[domain] = values.isEmpty ? nil : values
+            state.version += 1
+            return state.version
         }
     }
 
-    func replaceValues(of domain: DomainID, with values: [String: PlistValue]) throws(DefaultsError) {
+    func replaceValues(of domain: DomainID, with values: [String: PlistValue]) throws(PrefsAccessError) -> UInt64 {
         state.withLock { state in
             state.calls.append("replaceValues \(domain) \(values.keys.sorted().joined(separator: ","))")
             state.domains[domain] = values.isEmpty ? nil : values
+            state.version += 1
+            return state.version
         }
     }
 
-    func domainNames(in scope: DomainScope) throws(DefaultsError) -> [DomainName] {
+    func update<Outcome>(
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+        let old = state.withLock { $0.domains[domain] } ?? [:]
+        var values = old
+        let outcome = body(&values)
+        let changed = Set(old.keys).union(values.keys).filter { old[$0] != values[$0] }
+        let new = values
+        let version = state.withLock { state in
+            if !changed.isEmpty {
+                state.calls.append("update \(domain) \(changed.sorted().joined(separator: ","))")
+                state.domains[domain] = new.isEmpty ? nil : new
+                state.version += 1
+            }
+            return state.version
+        }
+        return (outcome, version)
+    }
+
+    func update<Outcome>(
+        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
+    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+        try update(domain, maxAttempts: maxAttempts) { values in body(&values[key]) }
+    }
+
+    func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {
         state.withLock { $0.domains.keys.filter { $0.scope == scope }.map(\.name).sorted() }
     }
 
-    func explain(_ key: String, in searchList: SearchList) throws(DefaultsError) -> KeyExplanation {
-        KeyExplanation(key: key, winner: nil, shadowed: [], skipped: [])
+    func resolve(_ key: String, in searchList: SearchList) throws(PrefsAccessError) -> Resolution {
+        Resolution(key: key, winner: nil, shadowed: [], skipped: [])
     }
 
     func observe(
         _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
-    ) throws(DefaultsError) -> (observation: any DefaultsObservation, values: [String: PlistValue]) {
-        throw DefaultsError(.unsupported, "not recorded")
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue]) {
+        throw PrefsAccessError(.unavailable, "not recorded")
     }
 
-    func synchronize() throws(DefaultsError) {
+    func synchronize() throws(PrefsAccessError) {
         state.withLock { $0.calls.append("synchronize") }
         if failsToSynchronize {
-            throw DefaultsError(.storage, "defaults: disk full", path: "/prefs/D.plist")
+            throw PrefsAccessError(.ioFailure, "disk full", path: "/prefs/D.plist")
         }
     }
 
-    func takeWarnings() -> [DefaultsError] {
+    func takeDiagnostics() -> [StoreDiagnostic] {
         state.withLock { state in
-            defer { state.warnings = [] }
-            return state.warnings
+            defer { state.diagnostics = [] }
+            return state.diagnostics
         }
     }
 }

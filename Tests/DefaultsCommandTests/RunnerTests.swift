@@ -31,7 +31,7 @@ import Testing
             storage: storage)
         #expect(status == 0)
         #expect(console.error == "")
-        #expect(storage.calls == ["setValues com.example.App A,List,W", "synchronize"])
+        #expect(storage.calls == ["update com.example.App A,List,W", "synchronize"])
         #expect(try storage.values(of: Self.app) == ["A": "1", "List": ["a", "b"], "W": ["H": 2]])
     }
 
@@ -43,7 +43,7 @@ import Testing
         #expect(await run(["write", "com.example.App", "List", "-dict-add"], storage: storage).status == 1)
         #expect(storage.calls == [])
         #expect(await run(["write", "com.example.App", "A", "2"], storage: storage).status == 0)
-        #expect(storage.calls == ["setValues com.example.App A", "synchronize"])
+        #expect(storage.calls == ["update com.example.App A", "synchronize"])
     }
 
     @Test func importAndRenameAreOneChangeEach() async {
@@ -53,7 +53,7 @@ import Testing
         #expect(await run(["rename", "com.example.App", "Old", "New"], storage: storage).status == 0)
         #expect(
             storage.calls == [
-                "setValues com.example.App x,y", "synchronize", "setValues com.example.App New,Old", "synchronize",
+                "update com.example.App x,y", "synchronize", "update com.example.App New,Old", "synchronize",
             ])
     }
 
@@ -73,9 +73,11 @@ import Testing
     @Test func warningsArePrintedUnlessTheErrorNamesTheSameFile() async {
         let storage = RecordingStorage(failsToSynchronize: true)
         storage.state.withLock {
-            $0.warnings = [
-                DefaultsError(.storage, "defaults: warning: other", path: "/prefs/Other.plist"),
-                DefaultsError(.storage, "defaults: warning: same", path: "/prefs/D.plist"),
+            $0.diagnostics = [
+                StoreDiagnostic(
+                    severity: .warning, domain: nil, error: PrefsStoreError(.corruptFile, "other", path: "/prefs/Other.plist")),
+                StoreDiagnostic(
+                    severity: .warning, domain: nil, error: PrefsStoreError(.corruptFile, "same", path: "/prefs/D.plist")),
             ]
         }
         let (status, console) = await run(["write", "com.example.App", "A", "1"], storage: storage)

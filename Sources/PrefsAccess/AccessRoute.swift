@@ -1,0 +1,61 @@
+import PrefsClient
+import PrefsStore
+
+/// The route a ``DomainAccess`` takes to the preferences.
+package enum AccessRoute: Sendable, Hashable, CustomStringConvertible {
+    /// Requests to `prefsd` on this socket.
+    case daemon(socketPath: String)
+    /// The domain files in this Preferences directory, read and written in this process.
+    case files(directory: String)
+
+    /// `prefsd at /run/user/1000/prefsd/socket`, or `files in /home/ada/.config/preferences`.
+    package var description: String {
+        switch self {
+        case .daemon(let socketPath): "prefsd at \(socketPath)"
+        case .files(let directory): "files in \(directory)"
+        }
+    }
+
+    /// The daemon's socket as this process's environment names it: `PREFSD_SOCKET`, else
+    /// `$XDG_RUNTIME_DIR/prefsd/socket`.
+    package static var defaultSocketPath: String { PrefsClientConfiguration.defaultSocketPath() }
+
+    /// Opens the user's preferences by the route a policy chooses: the one decision `defaults` and the library share.
+    ///
+    /// - ``DaemonPolicy/automatic``: `prefsd` when it answers on `socketPath` now, else the files.
+    /// - ``DaemonPolicy/always``: `prefsd`; when it does not answer, this throws (a command) or the access waits for
+    ///   it (`connectsNow: false`, the library: its requests fail with `.unavailable` until it answers).
+    /// - ``DaemonPolicy/never``: the files.
+    /// - Parameters:
+    ///   - paths: The user's directories (the daemon serves these; the files route opens them).
+    ///   - policy: The program's choice; `PREFERENCES_DAEMON` overrides ``DaemonPolicy/automatic`` only.
+    ///   - socketPath: The daemon's socket; by default the one the environment names.
+    ///   - clientName: The name the daemon logs for this client.
+    ///   - connectsNow: Whether ``DaemonPolicy/always`` must connect before returning.
+    ///   - files: How the files route's store behaves (watching, flush delay, diagnostics).
+    /// - Returns: The access.
+    /// - Throws: ``PrefsAccessError`` with code `.unavailable` when the policy is ``DaemonPolicy/always``,
+    ///   `connectsNow` is true and the daemon does not answer.
+    package static func open(
+        paths: StorePaths, policy: DaemonPolicy = .automatic,
+        socketPath: String = defaultSocketPath, clientName: String,
+        connectsNow: Bool = true, files: StoreConfiguration
+    ) throws(PrefsAccessError) -> any DomainAccess {
+        switch DaemonPolicy.effective(policy) {
+        case .never:
+            return FileAccess(paths: paths, configuration: files)
+        case .always:
+            let access = DaemonAccess(socketPath: socketPath, clientName: clientName)
+            if connectsNow { try access.connect() }
+            return access
+        case .automatic:
+            let access = DaemonAccess(socketPath: socketPath, clientName: clientName)
+            do {
+                try access.connect()
+                return access
+            } catch {
+                return FileAccess(paths: paths, configuration: files)
+            }
+        }
+    }
+}

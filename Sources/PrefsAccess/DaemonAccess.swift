@@ -1,0 +1,298 @@
+import PrefsClient
+import PrefsPlist
+import PrefsStore
+import PrefsWire
+import Synchronization
+
+/// ``DomainAccess`` through `prefsd`: every read and write is a request on one connection (made on first use, and
+/// again after the daemon restarts), so the caller sees exactly what the daemon's other clients see and its writes
+/// reach their subscriptions at once. Observation subscribes on a connection of its own.
+///
+/// A request that failed before it was sent whole is sent again once on a new connection; a write whose answer was
+/// lost after it was sent is reported as `.outcomeUnknown`, never sent again.
+package final class DaemonAccess: DomainAccess {
+    /// The daemon's socket.
+    package let socketPath: String
+    private let clientName: String
+    private let timeout: Duration?
+    private let connection = Mutex<PrefsBlockingClient?>(nil)
+
+    /// Creates the access; nothing connects until the first request (or ``connect()``).
+    /// - Parameters:
+    ///   - socketPath: The daemon's socket.
+    ///   - clientName: The name the daemon logs for this client.
+    ///   - timeout: How long to wait for each reply; `nil` waits for ever.
+    package init(socketPath: String, clientName: String, timeout: Duration? = .seconds(30)) {
+        self.socketPath = socketPath
+        self.clientName = clientName
+        self.timeout = timeout
+    }
+
+    package var route: AccessRoute { .daemon(socketPath: socketPath) }
+
+    /// Connects now, if not connected.
+    /// - Throws: ``PrefsAccessError`` with code `.unavailable` when nothing answers on the socket.
+    package func connect() throws(PrefsAccessError) {
+        _ = try client()
+    }
+
+    // MARK: Requests
+
+    /// Sends one request and returns its result.
+    ///
+    /// A request that did not get out whole (the connection was found broken: the daemon restarted) is sent once
+    /// more on a new connection. A read whose answer was lost is sent again too; a write is not.
+    package func send(_ operation: WireOperation) throws(PrefsAccessError) -> WireResult {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connected = try client()
+            do {
+                return try connected.send(operation)
+            } catch where error.code == .refused {
+                throw PrefsAccessError(error)
+            } catch {
+                // The connection is broken either way; the next request makes a new one.
+                connection.withLock { if $0 === connected { $0 = nil } }
+                let resendable = error.code != .outcomeUnknown || !operation.isWrite
+                if resendable, attempt < 2, error.code != .protocolViolation { continue }
+                throw PrefsAccessError(error)
+            }
+        }
+    }
+
+    /// The connected client, connecting first when there is none.
+    func client() throws(PrefsAccessError) -> PrefsBlockingClient {
+        if let current = connection.withLock({ $0 }) { return current }
+        let made: PrefsBlockingClient
+        do {
+            made = try PrefsBlockingClient(socketPath: socketPath, clientName: clientName, timeout: timeout)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+        return connection.withLock { current in
+            if let current { return current }
+            current = made
+            return made
+        }
+    }
+
+    // MARK: DomainAccess
+
+    package func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+        try read(domain).values
+    }
+
+    /// A domain's values (`nil` when it does not exist) and version, consistent with each other.
+    func read(_ domain: DomainID) throws(PrefsAccessError) -> (values: [String: PlistValue]?, version: UInt64) {
+        let wire = try Self.wireDomain(domain)
+        if let found = try readIfPresent(wire) { return (found.values.isEmpty ? nil : found.values, found.version) }
+        // No domain: its version comes from `get`, and a second read proves it was still absent at that version
+        // (were it created in between, the read returns it and its version instead).
+        let result = try send(.get(wire, key: ""))
+        guard case .get(_, let version) = result else { throw Self.unexpected(result) }
+        if let found = try readIfPresent(wire) { return (found.values.isEmpty ? nil : found.values, found.version) }
+        return (nil, version)
+    }
+
+    private func readIfPresent(
+        _ wire: WireDomain
+    ) throws(PrefsAccessError) -> (values: [String: PlistValue], version: UInt64)? {
+        let result: WireResult
+        do throws(PrefsAccessError) {
+            result = try send(.readDomain(wire))
+        } catch {
+            if let client = error.cause as? PrefsClientError, client.serverError?.code == .notFound { return nil }
+            throw error
+        }
+        guard case .readDomain(let values, let version) = result else { throw Self.unexpected(result) }
+        return (values, version)
+    }
+
+    @discardableResult
+    package func setValue(
+        _ value: PlistValue?, forKey key: String, in domain: DomainID
+    ) throws(PrefsAccessError) -> UInt64 {
+        let wire = try Self.wireDomain(domain)
+        let operation: WireOperation =
+            value.map { .set(wire, key: key, value: $0, expectedVersion: nil) }
+            ?? .remove(wire, key: key, expectedVersion: nil)
+        return try Self.version(of: send(operation))
+    }
+
+    @discardableResult
+    package func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
+        try setValues(changes, in: domain, expectedVersion: nil)
+    }
+
+    /// Sets and removes keys, optionally only if the domain is still at `expectedVersion`.
+    func setValues(
+        _ changes: [String: PlistValue?], in domain: DomainID, expectedVersion: UInt64?
+    ) throws(PrefsAccessError) -> UInt64 {
+        var values: [String: PlistValue] = [:]
+        var removeKeys: [String] = []
+        for (key, value) in changes {
+            if let value { values[key] = value } else { removeKeys.append(key) }
+        }
+        let result = try send(
+            .setMany(try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted(),
+                expectedVersion: expectedVersion))
+        return try Self.version(of: result)
+    }
+
+    @discardableResult
+    package func replaceValues(
+        of domain: DomainID, with values: [String: PlistValue]
+    ) throws(PrefsAccessError) -> UInt64 {
+        let result = try send(.writeDomain(try Self.wireDomain(domain), values: values, expectedVersion: nil))
+        return try Self.version(of: result)
+    }
+
+    package func update<Outcome>(
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+        var backoff = UpdateBackoff()
+        for _ in 0..<max(maxAttempts, 1) {
+            let (found, version) = try read(domain)
+            let base = found ?? [:]
+            var values = base
+            let outcome = body(&values)
+            var changes: [String: PlistValue?] = [:]
+            for (key, value) in values where base[key] != value { changes[key] = .some(value) }
+            for key in base.keys where values[key] == nil { changes[key] = .some(nil) }
+            if changes.isEmpty { return (outcome, version) }
+            do throws(PrefsAccessError) {
+                return (outcome, try setValues(changes, in: domain, expectedVersion: version))
+            } catch where error.code == .versionConflict {
+                backoff.wait()
+            }
+        }
+        throw Self.exhausted(domain, attempts: maxAttempts)
+    }
+
+    package func update<Outcome>(
+        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
+    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+        let wire = try Self.wireDomain(domain)
+        var backoff = UpdateBackoff()
+        for _ in 0..<max(maxAttempts, 1) {
+            let result = try send(.get(wire, key: key))
+            guard case .get(let old, let version) = result else { throw Self.unexpected(result) }
+            var value = old
+            let outcome = body(&value)
+            if value == old { return (outcome, version) }
+            let operation: WireOperation =
+                value.map { .set(wire, key: key, value: $0, expectedVersion: version) }
+                ?? .remove(wire, key: key, expectedVersion: version)
+            do throws(PrefsAccessError) {
+                return (outcome, try Self.version(of: send(operation)))
+            } catch where error.code == .versionConflict {
+                backoff.wait()
+            }
+        }
+        throw Self.exhausted(domain, attempts: maxAttempts)
+    }
+
+    package func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {
+        let operation: WireOperation
+        switch scope {
+        case .user: operation = .listDomains(scope: .user, byHost: false)
+        case .byHost: operation = .listDomains(scope: .user, byHost: true)
+        case .system: operation = .listDomains(scope: .system, byHost: false)
+        case .forced: operation = .listDomains(scope: .forced, byHost: false)
+        case .shipped:
+            throw PrefsAccessError(.unavailable, "prefsd does not list the shipped registration domains")
+        }
+        let result = try send(operation)
+        guard case .listDomains(let names) = result else { throw Self.unexpected(result) }
+        return names.compactMap { try? DomainName($0) }
+    }
+
+    package func resolve(_ key: String, in searchList: SearchList) throws(PrefsAccessError) -> Resolution {
+        let list = WireSearchList(app: searchList.domain.rawValue, suites: searchList.suites.map(\.rawValue))
+        let result = try send(.getEffective(list, key: key))
+        guard case .getEffective(let resolution) = result else { throw Self.unexpected(result) }
+        return resolution.resolution(of: key)
+    }
+
+    package func observe(
+        _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue]) {
+        let wire = try Self.wireDomain(domain)
+        let filter = WireSubscriptionFilter(.domain(wire), keys: key.map { .key($0) } ?? .all)
+        let subscription = try client().subscribeOrThrow([filter], startsReading: true) { _, event in
+            guard let event else { return }
+            switch event {
+            case .changes(let changes, let origin):
+                handler(changes.map { Self.changeEvent($0, origin: origin, domain: domain) })
+            case .resync:
+                // The daemon's queue for this observer overflowed: what changed in between is in the daemon's
+                // snapshot, not in events; an observer of events cannot be given a snapshot, so it goes on.
+                break
+            }
+        }
+        return (subscription, subscription.snapshot.values)
+    }
+
+    package func synchronize() throws(PrefsAccessError) {
+        let result = try send(.synchronize)
+        guard case .synchronize = result else { throw Self.unexpected(result) }
+    }
+
+    package func takeDiagnostics() -> [StoreDiagnostic] { [] }
+
+    // MARK: Mapping
+
+    /// The wire domain of a store domain.
+    /// - Throws: ``PrefsAccessError`` with code `.unavailable` for a shipped domain, which prefsd does not serve.
+    static func wireDomain(_ domain: DomainID) throws(PrefsAccessError) -> WireDomain {
+        do {
+            return try WireDomain(domain)
+        } catch {
+            throw PrefsAccessError(.unavailable, error.message)
+        }
+    }
+
+    /// A store change event for a change the daemon reported.
+    static func changeEvent(_ change: WireChange, origin: WireOrigin, domain: DomainID) -> ChangeEvent {
+        ChangeEvent(
+            domain: domain, key: change.key, oldValue: change.old, newValue: change.new, sequence: change.sequence,
+            origin: origin.changeOrigin)
+    }
+
+    private static func version(of result: WireResult) throws(PrefsAccessError) -> UInt64 {
+        switch result {
+        case .set(let version), .setMany(let version), .remove(let version), .writeDomain(let version),
+            .removeDomain(let version):
+            return version
+        default:
+            throw unexpected(result)
+        }
+    }
+
+    private static func unexpected(_ result: WireResult) -> PrefsAccessError {
+        PrefsAccessError(.unavailable, "prefsd answered with an unexpected \(result.operation) result")
+    }
+
+    private static func exhausted(_ domain: DomainID, attempts: Int) -> PrefsAccessError {
+        PrefsAccessError(
+            .versionConflict,
+            "domain \(domain) changed under each of \(max(attempts, 1)) attempts to update it; nothing was changed")
+    }
+}
+
+extension PrefsBlockingClient.Subscription: AccessObservation {}
+
+extension PrefsBlockingClient {
+    /// ``subscribe(_:startsReading:handler:)`` with the layer's error.
+    func subscribeOrThrow(
+        _ filters: [WireSubscriptionFilter], startsReading: Bool,
+        handler: @escaping @Sendable (Int, PrefsSubscription.Event?) -> Void
+    ) throws(PrefsAccessError) -> Subscription {
+        do {
+            return try subscribe(filters, startsReading: startsReading, handler: handler)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+}

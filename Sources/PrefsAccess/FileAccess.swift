@@ -1,0 +1,142 @@
+import PrefsPlist
+import PrefsStore
+import Synchronization
+
+/// ``DomainAccess`` on the domain files directly, through a `PreferencesStore`: its `flock` per domain, atomic
+/// writes that merge with other writers, corrupt files set aside, and inotify for observation.
+package final class FileAccess: DomainAccess {
+    /// The store.
+    package let store: PreferencesStore
+    private let diagnostics = DiagnosticLog()
+
+    /// Opens a store of its own on a set of directories; its diagnostics are kept for ``takeDiagnostics()`` and
+    /// passed on to the configuration's handler.
+    /// - Parameters:
+    ///   - paths: The directories (and machine id) to use.
+    ///   - configuration: The store's behaviour.
+    package init(paths: StorePaths, configuration: StoreConfiguration) {
+        var configuration = configuration
+        let forward = configuration.diagnostics
+        configuration.diagnostics = { [diagnostics] diagnostic in
+            diagnostics.append(diagnostic)
+            forward(diagnostic)
+        }
+        store = PreferencesStore(paths: paths, configuration: configuration)
+    }
+
+    /// Serves an existing store (the library's engine); its diagnostics go where the store sends them.
+    package init(store: PreferencesStore) {
+        self.store = store
+    }
+
+    package var route: AccessRoute {
+        .files(directory: store.isInMemory ? "memory" : store.paths.preferencesDirectory)
+    }
+
+    package func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+        do {
+            let values = try store.persistentDomain(domain)
+            return values?.isEmpty == false ? values : nil
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    @discardableResult
+    package func setValue(
+        _ value: PlistValue?, forKey key: String, in domain: DomainID
+    ) throws(PrefsAccessError) -> UInt64 {
+        do {
+            return try store.set(value, forKey: key, in: domain)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    @discardableResult
+    package func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
+        do {
+            return try store.setMany(changes, in: domain)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    @discardableResult
+    package func replaceValues(
+        of domain: DomainID, with values: [String: PlistValue]
+    ) throws(PrefsAccessError) -> UInt64 {
+        do {
+            return try store.setPersistentDomain(values, for: domain)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    package func update<Outcome>(
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+        do {
+            let (outcome, sequence) = try store.update(domain, maxAttempts: maxAttempts, body)
+            return (outcome, sequence)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    package func update<Outcome>(
+        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
+    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+        try update(domain, maxAttempts: maxAttempts) { values in body(&values[key]) }
+    }
+
+    package func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {
+        do {
+            return try store.domainNames(scope: scope)
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    package func resolve(_ key: String, in searchList: SearchList) throws(PrefsAccessError) -> Resolution {
+        store.resolve(key, in: searchList)
+    }
+
+    package func observe(
+        _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue]) {
+        let filter = key.map { ChangeFilter.key($0, in: domain) } ?? .domain(domain)
+        let subscription = store.subscribe(filter, handler: handler)
+        return (subscription.token, subscription.snapshot.values)
+    }
+
+    package func synchronize() throws(PrefsAccessError) {
+        do {
+            try store.synchronize()
+        } catch {
+            throw PrefsAccessError(error)
+        }
+    }
+
+    package func takeDiagnostics() -> [StoreDiagnostic] {
+        diagnostics.take()
+    }
+}
+
+/// The diagnostics a ``FileAccess`` store reported, kept until the caller takes them.
+final class DiagnosticLog: Sendable {
+    private let entries = Mutex<[StoreDiagnostic]>([])
+
+    /// Keeps a diagnostic.
+    func append(_ diagnostic: StoreDiagnostic) {
+        entries.withLock { $0.append(diagnostic) }
+    }
+
+    /// Returns the diagnostics kept so far and forgets them.
+    func take() -> [StoreDiagnostic] {
+        entries.withLock { entries in
+            defer { entries = [] }
+            return entries
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import PrefsPlist
+
+extension PreferencesStore {
+    /// How many times ``update(_:origin:maxAttempts:_:)`` reads and computes again by default before it gives up.
+    ///
+    /// Each failed attempt means another writer committed in between, so N writers racing on one domain need at most
+    /// N attempts each; the default leaves room for hundreds.
+    public static let defaultUpdateAttempts = 1000
+
+    /// Changes a domain atomically: `body` gets the domain as it is now and edits it, and the edit is committed only
+    /// if no other writer (thread, process or hand edit) changed the domain in between; otherwise the domain is read
+    /// again and `body` runs again.
+    ///
+    /// This is how an increment or an append never loses another process's concurrent one. The commit holds the
+    /// domain's `flock`, checks that the file is still the version `body` saw, and writes it durably before
+    /// returning (temp file, `fsync`, `rename`), so a successful update is on disk. `body` runs with no lock held; it
+    /// may run several times, so it must compute its edit from its argument alone. An edit that changes nothing
+    /// writes nothing.
+    /// - Parameters:
+    ///   - domain: A user or by-host domain.
+    ///   - origin: Who asks.
+    ///   - maxAttempts: How many times to read and compute before giving up.
+    ///   - body: Edits the domain's keys and values in place; its result is returned.
+    /// - Returns: What `body` returned on the attempt that committed, and the domain's sequence number afterwards.
+    /// - Throws: ``PrefsStoreError``: as ``setMany(_:in:origin:expectedSequence:)``; `.ioFailure` when the domain
+    ///   cannot be written (the change then stays pending, as for `set`, and is retried); `.versionConflict` when
+    ///   other writers changed the domain before every one of `maxAttempts` commits.
+    @discardableResult
+    public func update<Outcome>(
+        _ domain: DomainID, origin: ChangeOrigin = .thisProcess, maxAttempts: Int = defaultUpdateAttempts,
+        _ body: (inout [String: PlistValue]) -> Outcome
+    ) throws(PrefsStoreError) -> (outcome: Outcome, sequence: UInt64) {
+        try checkWritable(domain)
+        let slot = loadDomain(domain)
+        var backoff = UpdateBackoff()
+        for _ in 0..<max(maxAttempts, 1) {
+            // The file as it is now, with this store's unwritten changes on top.
+            if !isInMemory {
+                fileWork.withLock { work in reloadIfChanged(slot: slot, origin: .external, &work) }
+                deliverQueued()
+            }
+            let (base, sequence, identity) = state.withLock { state in
+                (state.domains[slot].values, state.domains[slot].sequence, state.domains[slot].identity)
+            }
+            var values = base
+            let outcome = body(&values)
+            let changes = Self.changes(from: base, to: values)
+            if changes.isEmpty { return (outcome, sequence) }
+            for (key, value) in changes { try checkKey(key, value: value, in: domain) }
+            if let committed = try commit(
+                changes, slot: slot, domain: domain, origin: origin, ifSequence: sequence, fileIdentity: identity)
+            {
+                return (outcome, committed)
+            }
+            backoff.wait()
+        }
+        throw PrefsStoreError(
+            .versionConflict,
+            "domain \(domain) changed under each of \(max(maxAttempts, 1)) attempts to update it; nothing was changed",
+            path: try? paths.path(for: domain))
+    }
+
+    /// Commits an update's changes if the domain is still at `sequence` and its file still `fileIdentity`.
+    /// - Returns: The sequence number after the commit, or `nil` when another writer came first.
+    private func commit(
+        _ changes: [(key: String, value: PlistValue?)], slot: Int, domain: DomainID, origin: ChangeOrigin,
+        ifSequence sequence: UInt64, fileIdentity: FileIdentity?
+    ) throws(PrefsStoreError) -> UInt64? {
+        func apply() throws(PrefsStoreError) -> WriteOutcome? {
+            try state.withLock { state throws(PrefsStoreError) -> WriteOutcome? in
+                guard state.domains[slot].sequence == sequence, state.domains[slot].identity == fileIdentity else {
+                    return nil
+                }
+                return try applyChanges(changes, slot: slot, in: &state, domain: domain, origin: origin)
+            }
+        }
+        if isInMemory {
+            guard let outcome = try apply() else { return nil }
+            finish(outcome)
+            return outcome.sequence
+        }
+        let outcome = try fileWork.withLock { work throws(PrefsStoreError) -> WriteOutcome? in
+            let lock = try lockDomain(domain)
+            defer { FileSystem.unlock(lock) }
+            // Every writer holds the lock, and replaces the file (a new inode); a hand edit changes its size or time.
+            let location = try paths.location(of: domain)
+            let current: FileIdentity?
+            do {
+                current = try FileSystem.identity(of: location.path)
+            } catch {
+                throw PrefsStoreError(
+                    .ioFailure, "cannot examine the file of domain \(domain)", path: location.path, cause: error)
+            }
+            guard current == fileIdentity, let outcome = try apply() else { return nil }
+            try flush(slot: slot, &work, lockHeld: true)
+            return outcome
+        }
+        guard let outcome else { return nil }
+        finish(WriteOutcome(wakeWorker: false, deliver: true, sequence: outcome.sequence))
+        return outcome.sequence
+    }
+
+    /// The key changes that turn `old` into `new`, sorted by key.
+    static func changes(
+        from old: [String: PlistValue], to new: [String: PlistValue]
+    ) -> [(key: String, value: PlistValue?)] {
+        var changes: [(key: String, value: PlistValue?)] = []
+        for (key, value) in new where old[key] != value { changes.append((key, value)) }
+        for key in old.keys where new[key] == nil { changes.append((key, nil)) }
+        return changes.sorted { $0.key < $1.key }
+    }
+}
+
+/// The pause between two attempts of an update that lost a race: short and randomised, growing with each loss, so
+/// that writers racing on one domain spread out instead of colliding again.
+package struct UpdateBackoff {
+    private var losses = 0
+
+    /// A backoff that has not waited yet.
+    package init() {}
+
+    /// Sleeps a random time up to a ceiling that doubles with each call, from 0.2 ms to 5 ms.
+    package mutating func wait() {
+        losses += 1
+        let ceiling = min(1 << min(losses, 6), 50) * 100  // microseconds: 0.2 ms doubling to 5 ms
+        FileSystem.sleep(microseconds: Int.random(in: 0...ceiling))
+    }
+}
