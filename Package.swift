@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsAccessTests",
-            dependencies: ["PrefsAccess", "PrefsDaemon", "PrefsTestSupport", "PrefsStoreFixture", "defaults", "prefsd"]
+            dependencies: ["PrefsAccess", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsDaemonTests",
@@ -160,7 +160,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonEndToEndTests",
-            dependencies: ["PrefsClient", "PrefsWire", "PrefsTestSupport", "Preferences", "prefsd", "defaults"]
+            dependencies: [
+                "PrefsAccess", "PrefsClient", "PrefsWire", "PrefsTestSupport", "Preferences", "prefsd", "defaults",
+                "PreferencesFixture",
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -11,6 +11,13 @@
 //       just before the set. With --no-sync the value is written at exit instead.
 //   PreferencesFixture memory
 //       Sets, synchronizes and reads a key of in-memory preferences, and prints its value.
+//   PreferencesFixture increment <domain> <key> <count>
+//       Adds 1 to an integer key <count> times with Preferences.update, and prints "done".
+//   PreferencesFixture append <domain> <key> <prefix> <count>
+//       Appends the tokens <prefix>-0 … <prefix>-<count-1> to an array key, each with Preferences.update followed by
+//       synchronizeThrowing, and prints one line per token: "ack <token>" when both succeeded, "unknown <token>" when
+//       either failed after the write may have been applied (outcomeUnknown, or a failed synchronize); a token whose
+//       update failed without being applied (the daemon unavailable) is tried again after 20 ms.
 //   PreferencesFixture arguments <argument>…
 //       Opts in to the argument domain with the arguments given and prints "<key> = <value>" for each of its keys,
 //       sorted; a malformed argument list prints the error on standard error and exits with status 2.
@@ -80,6 +87,47 @@ case "arguments":
         fail("\(error)")
     }
 
+case "increment" where arguments.count == 4:
+    do {
+        let preferences = try Preferences(domain: arguments[1])
+        let counter = Preferences.Key<Int>(arguments[2], default: 0)
+        for _ in 0..<(Int(arguments[3]) ?? 0) { try preferences.update(counter) { $0 += 1 } }
+        try preferences.synchronizeThrowing()
+        print("done")
+    } catch {
+        fail("\(error)")
+    }
+
+case "append" where arguments.count == 5:
+    do {
+        let preferences = try Preferences(domain: arguments[1])
+        let key = arguments[2]
+        var index = 0
+        while index < (Int(arguments[4]) ?? 0) {
+            let token = "\(arguments[3])-\(index)"
+            do throws(PreferencesError) {
+                try preferences.update(forKey: key) { stored in .array((stored?.arrayValue ?? []) + [.string(token)]) }
+            } catch where error.code == .outcomeUnknown {
+                print("unknown \(token)")
+                index += 1
+                continue
+            } catch where error.code == .storeUnavailable {
+                usleep(20_000)
+                continue
+            }
+            do throws(PreferencesError) {
+                try preferences.synchronizeThrowing()
+                print("ack \(token)")
+            } catch {
+                print("unknown \(token)")
+            }
+            index += 1
+        }
+    } catch {
+        fail("\(error)")
+    }
+
 default:
-    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | arguments <arg>…")
+    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | increment <domain> <key> <count> | "
+            + "append <domain> <key> <prefix> <count> | arguments <arg>…")
 }

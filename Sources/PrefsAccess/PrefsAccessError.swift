@@ -77,11 +77,11 @@ package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
     /// A client error: the daemon's refusal with its own message, or what happened to the connection.
     package init(_ error: PrefsClientError) {
         if error.code == .outcomeUnknown {
-            self.init(.outcomeUnknown, "prefsd: \(error.message)", cause: error)
+            self.init(.outcomeUnknown, error.message, cause: error)
             return
         }
         guard let server = error.serverError, error.code == .refused else {
-            self.init(.unavailable, "prefsd: \(error.description)", cause: error)
+            self.init(.unavailable, error.description, cause: error)
             return
         }
         let code: Code =
