@@ -120,6 +120,11 @@ public final class PrefsBlockingClient: Sendable {
             reply = try connection.call(.hello(WireHello(client: clientName)), timeout: timeout)
         } catch {
             ClientSystem.closeDescriptor(descriptor)
+            // Nothing but the greeting was sent: a daemon that does not answer it is simply unavailable.
+            if error.code == .outcomeUnknown {
+                throw PrefsClientError(
+                    .daemonUnavailable, "prefsd on \(socketPath) did not answer hello: \(error.message)", cause: error)
+            }
             throw error
         }
         guard case .success(.hello(let hello)) = reply.outcome else {
