@@ -179,20 +179,15 @@ final class DaemonBackend: PreferencesBackend {
         keepLocalChange(until: version, of: domain)
     }
 
-    func update<Outcome>(
-        key: String, in domain: DomainID, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> Outcome {
+    func update(
+        key: String, in domain: DomainID, _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> PlistValue? {
         try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
-        var committed: PlistValue?
-        let (outcome, version) = try access.update(key: key, in: domain) { value in
-            let outcome = body(&value)
-            committed = value
-            return outcome
-        }
-        try applyLocally { () throws(PrefsStoreError) in try engine.set(committed, forKey: key, in: domain) }
+        let (value, version) = try access.update(key: key, in: domain, transform)
+        try applyLocally { () throws(PrefsStoreError) in try engine.set(value, forKey: key, in: domain) }
         keepLocalChange(until: version, of: domain)
-        return outcome
+        return value
     }
 
     func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {

@@ -1,13 +1,13 @@
 import PrefsAccess
 import PrefsPlist
+import Synchronization
 
 // Atomic read-modify-write: what `UserDefaults`, dconf and GNUstep do not offer. An increment or an append made by
 // several threads or processes at once keeps every one of them (docs/PREFERENCES.md, "Atomic updates").
 
 extension Preferences {
-    /// Changes a key of this instance's domain atomically: `transform` gets the value the domain stores now and
-    /// returns the new one, and the result is committed only if no other thread or process changed the domain in
-    /// between; otherwise `transform` runs again on the newer value.
+    /// Changes a key of this instance's domain atomically: `transform` gets the value the domain stores and returns
+    /// the new one, and a concurrent change by another thread or process is built on, never overwritten.
     ///
     /// ```swift
     /// try defaults.update(forKey: "Recent") { stored in
@@ -17,73 +17,65 @@ extension Preferences {
     /// }
     /// ```
     ///
-    /// `transform` may run several times and holds no lock: compute from its argument alone, and do not read or
-    /// write preferences inside it. Returning the value unchanged writes nothing. On the files the committed value is
-    /// durable when this returns; through `prefsd` it is as durable as any `set` (``synchronize()`` makes it so).
+    /// On the files an update costs what a `set` costs: the value changes now, and the domain's next write (within
+    /// the flush delay, or at ``synchronize()``) runs `transform` again on the key's value in the file at that
+    /// moment, under the domain's lock. Through `prefsd` it is a compare-and-set on the daemon, repeated until no
+    /// other writer came in between. Either way `transform` may run several times: compute from its argument alone,
+    /// and do not read or write preferences inside it. Returning the value unchanged writes nothing.
     /// - Parameters:
     ///   - key: The key, in this instance's own domain (not its suites).
     ///   - transform: The new value from the stored one (`nil` when the domain does not store the key); `nil`
     ///     removes the key.
-    /// - Returns: The value committed.
+    /// - Returns: The new value: through `prefsd`, the one committed; on the files, this process's view of it, to
+    ///   which the write may add other processes' concurrent updates.
     /// - Throws: ``PreferencesError``: `readOnly` when an administrator forces the key; `conflict` when other
     ///   writers won every one of many attempts; `outcomeUnknown` when `prefsd` received the write but its answer
     ///   was lost (the update may or may not have been applied, and it is not retried: read the key to know);
     ///   `storeUnavailable`, `limitExceeded`.
     @discardableResult
     public func update(
-        forKey key: String, _ transform: (PlistValue?) -> PlistValue?
+        forKey key: String, _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
     ) throws(PreferencesError) -> PlistValue? {
         try checkNotForced(key)
         do throws(PrefsAccessError) {
-            return try backend.update(key: key, in: writeDomain) { stored in
-                stored = transform(stored)
-                return stored
-            }
+            return try backend.update(key: key, in: writeDomain, transform)
         } catch {
             throw PreferencesError(error).inDomain(domain, key: key)
         }
     }
 
-    /// Changes a typed key atomically: `transform` edits the value the domain stores now (or the key's default when
-    /// it stores none, or stores something that does not read as `Value`), and the result is committed only if no
-    /// other thread or process changed the domain in between; otherwise `transform` runs again on the newer value.
+    /// Changes a typed key atomically: `transform` edits the value the domain stores (or the key's default when it
+    /// stores none, or something that does not read as `Value`), and a concurrent change by another thread or process
+    /// is built on, never overwritten, as with ``update(forKey:_:)``.
     ///
     /// ```swift
     /// let launches = Preferences.Key<Int>("LaunchCount", default: 0)
-    /// let count = try defaults.update(launches) { $0 += 1 }   // 30 processes × 100 launches count 3,000
+    /// try defaults.update(launches) { $0 += 1 }   // 30 processes × 100 launches count 3,000
     /// ```
-    ///
-    /// As with ``update(forKey:_:)``, `transform` may run several times and must compute from its argument alone.
     /// - Parameters:
     ///   - key: The typed key, in this instance's own domain.
-    ///   - transform: Edits the value in place.
-    /// - Returns: The value committed.
+    ///   - transform: Edits the value in place; it may run several times.
+    /// - Returns: The new value, as ``update(forKey:_:)`` returns it.
     /// - Throws: ``PreferencesError`` as ``update(forKey:_:)``, and `invalidValue` when the new value cannot be
     ///   stored (nothing is written then).
     @discardableResult
     public func update<Value>(
-        _ key: Key<Value>, _ transform: (inout Value) -> Void
+        _ key: Key<Value>, _ transform: @escaping @Sendable (inout Value) -> Void
     ) throws(PreferencesError) -> Value {
-        try checkNotForced(key.name)
-        let outcome: Result<Value, PreferencesError>
-        do throws(PrefsAccessError) {
-            outcome = try backend.update(key: key.name, in: writeDomain) { stored in
-                var value = stored.flatMap { try? key.read($0) } ?? key.defaultValue
-                transform(&value)
-                do throws(PreferencesError) {
-                    stored = try key.write(value)
-                    return .success(value)
-                } catch {
-                    return .failure(error)
-                }
+        let refusal = Mutex<PreferencesError?>(nil)
+        let stored = try update(forKey: key.name) { [read = key.read, write = key.write, defaultValue = key.defaultValue]
+            stored in
+            var value = stored.flatMap { try? read($0) } ?? defaultValue
+            transform(&value)
+            do throws(PreferencesError) {
+                return try write(value)
+            } catch {
+                // Left as it is; the first run's refusal is reported to the caller below.
+                refusal.withLock { $0 = $0 ?? error }
+                return stored
             }
-        } catch {
-            throw PreferencesError(error).inDomain(domain, key: key.name)
         }
-        do {
-            return try outcome.get()
-        } catch {
-            throw error.inDomain(domain, key: key.name)
-        }
+        if let error = refusal.withLock({ $0 }) { throw error.inDomain(domain, key: key.name) }
+        return stored.flatMap { try? key.read($0) } ?? key.defaultValue
     }
 }

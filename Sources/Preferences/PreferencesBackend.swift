@@ -24,11 +24,11 @@ package protocol PreferencesBackend: AnyObject, Sendable, CustomStringConvertibl
 
     /// Changes one key atomically across threads and processes (``DomainAccess/update(key:in:maxAttempts:_:)``),
     /// and makes the result visible in ``engine`` at once.
-    /// - Returns: What `body` returned on the attempt that committed.
+    /// - Returns: The key's new value as this process sees it.
     /// - Throws: ``PrefsAccessError``, `.outcomeUnknown` included.
-    func update<Outcome>(
-        key: String, in domain: DomainID, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> Outcome
+    func update(
+        key: String, in domain: DomainID, _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> PlistValue?
 
     /// A domain's stored keys and values, or `nil` when it does not exist.
     /// - Throws: ``PrefsAccessError`` when the domain's storage cannot be read.

@@ -21,10 +21,10 @@ final class StoreBackend: PreferencesBackend {
         try access.setValue(value, forKey: key, in: domain)
     }
 
-    func update<Outcome>(
-        key: String, in domain: DomainID, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> Outcome {
-        try access.update(key: key, in: domain, body).outcome
+    func update(
+        key: String, in domain: DomainID, _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> PlistValue? {
+        try access.update(key: key, in: domain, transform).value
     }
 
     func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {

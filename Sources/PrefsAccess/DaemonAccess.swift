@@ -170,22 +170,22 @@ package final class DaemonAccess: DomainAccess {
         throw Self.exhausted(domain, attempts: maxAttempts)
     }
 
-    package func update<Outcome>(
-        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
+    package func update(
+        key: String, in domain: DomainID, maxAttempts: Int,
+        _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
         var backoff = UpdateBackoff()
         for _ in 0..<max(maxAttempts, 1) {
             let result = try send(.get(wire, key: key))
             guard case .get(let old, let version) = result else { throw Self.unexpected(result) }
-            var value = old
-            let outcome = body(&value)
-            if value == old { return (outcome, version) }
+            let value = transform(old)
+            if value == old { return (value, version) }
             let operation: WireOperation =
                 value.map { .set(wire, key: key, value: $0, expectedVersion: version) }
                 ?? .remove(wire, key: key, expectedVersion: version)
             do throws(PrefsAccessError) {
-                return (outcome, try Self.version(of: send(operation)))
+                return (value, try Self.version(of: send(operation)))
             } catch where error.code == .versionConflict {
                 backoff.wait()
             }

@@ -63,11 +63,21 @@ package protocol DomainAccess: AnyObject, Sendable {
         _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64)
 
-    /// Changes one key atomically, as ``update(_:maxAttempts:_:)`` changes a domain: `body` gets the key's value
-    /// (`nil` when absent) and sets it (`nil` removes it).
-    func update<Outcome>(
-        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64)
+    /// Changes one key atomically: `transform` gets the key's value (`nil` when absent) and returns the new one
+    /// (`nil` removes it); another writer's concurrent change to the key is built on, never overwritten.
+    ///
+    /// Through `prefsd` this is ``update(_:maxAttempts:_:)`` on one key: read with the domain's version, write with
+    /// it as `expectedVersion`, again on a conflict; the value returned is the one committed. On the files it costs
+    /// what a `set` costs: the value changes in memory now, and the domain's next write (within the flush delay, or
+    /// at ``synchronize()``) replays `transform` on the key's value in the file at that moment, under the domain's
+    /// lock; the value returned is this process's view, to which the write may add other processes' updates.
+    /// `transform` may run several times: compute from its argument alone, and do not use the preferences in it.
+    /// - Returns: The key's new value, and the domain's version.
+    /// - Throws: ``PrefsAccessError`` as ``update(_:maxAttempts:_:)``.
+    func update(
+        key: String, in domain: DomainID, maxAttempts: Int,
+        _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64)
 
     /// The names of the domains that exist in a scope, sorted.
     func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName]
@@ -97,10 +107,10 @@ extension DomainAccess {
     }
 
     /// ``update(key:in:maxAttempts:_:)`` with the default number of attempts.
-    package func update<Outcome>(
-        key: String, in domain: DomainID, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
-        try update(key: key, in: domain, maxAttempts: PreferencesStore.defaultUpdateAttempts, body)
+    package func update(
+        key: String, in domain: DomainID, _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64) {
+        try update(key: key, in: domain, maxAttempts: PreferencesStore.defaultUpdateAttempts, transform)
     }
 }
 

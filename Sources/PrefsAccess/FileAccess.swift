@@ -84,10 +84,16 @@ package final class FileAccess: DomainAccess {
         }
     }
 
-    package func update<Outcome>(
-        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
-        try update(domain, maxAttempts: maxAttempts) { values in body(&values[key]) }
+    package func update(
+        key: String, in domain: DomainID, maxAttempts: Int,
+        _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64) {
+        do {
+            let (value, sequence) = try store.update(forKey: key, in: domain, transform)
+            return (value, sequence)
+        } catch {
+            throw PrefsAccessError(error)
+        }
     }
 
     package func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {

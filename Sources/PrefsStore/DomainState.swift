@@ -4,10 +4,50 @@ import PrefsPlist
 /// written, and the merge of the two that reads see.
 struct DomainState {
     /// A change made in this process and not yet written; `serial` tells a newer change to the same key apart.
+    ///
+    /// A `set` makes the key's value `value`. An update (``PreferencesStore/update(forKey:in:origin:_:)``) records
+    /// its transform instead: when the base is the file (`value` is `nil` and `isSet` false), the transforms are
+    /// replayed at the write on the key's value in the file as it is then, under the domain's lock, so another
+    /// process's change to the key in between is built on, never overwritten.
     struct PendingChange {
+        /// The value set here (the base of the updates after it), when ``isSet``.
         var value: PlistValue?
         var serial: UInt64
+        /// Whether a value was set here; otherwise the updates apply to the file's value.
+        var isSet = true
+        /// The updates made since the key was last set here (or since its last write), in order.
+        var updates: [KeyUpdate] = []
+        /// The serial of the set (or first update) that began this run of updates: a write that took the run's first
+        /// updates leaves the later ones pending.
+        var runSerial: UInt64
+
+        /// A value set in this process.
+        init(value: PlistValue?, serial: UInt64) {
+            self.value = value
+            self.serial = serial
+            self.runSerial = serial
+        }
+
+        /// An update of the key's value in the file.
+        init(update: @escaping KeyUpdate, serial: UInt64) {
+            self.value = nil
+            self.serial = serial
+            self.isSet = false
+            self.updates = [update]
+            self.runSerial = serial
+        }
+
+        /// The key's value once this change is applied to `current`, its value without it (in the file, or in the
+        /// replacement that precedes it).
+        func resolved(on current: PlistValue?) -> PlistValue? {
+            var result = isSet ? value : current
+            for update in updates { result = update(result) }
+            return result
+        }
     }
+
+    /// A pending update of one key: its new value from its current one.
+    typealias KeyUpdate = @Sendable (PlistValue?) -> PlistValue?
 
     /// A whole-domain replacement (`setPersistentDomain`, `removePersistentDomain`) not yet written.
     struct PendingReplacement {
@@ -81,7 +121,7 @@ struct DomainState {
     /// The merge reads see: the replacement or the file, with the pending key changes on top.
     func mergedValues() -> [String: PlistValue] {
         var merged = replacement?.values ?? disk
-        for (key, change) in pending { merged[key] = change.value }
+        for (key, change) in pending { merged[key] = change.resolved(on: merged[key]) }
         return merged
     }
 

@@ -142,7 +142,7 @@ extension PreferencesStore {
         if isInMemory {
             // Memory is the storage: the changes count as written.
             var written = plan.replacement?.values ?? plan.knownDisk
-            for (key, change) in plan.pending { written[key] = change.value }
+            for (key, change) in plan.pending { written[key] = change.resolved(on: written[key]) }
             state.withLock { state in
                 state.completeFlush(plan, written: written, identity: nil, readOtherWriters: false)
                 _ = state.endBatch()
@@ -209,11 +209,11 @@ extension PreferencesStore {
         }
 
         var result = plan.replacement?.values ?? onDisk
-        for (key, change) in plan.pending { result[key] = change.value }
+        // Updates replay on the file's value of their key as it is now, under the lock.
+        for (key, change) in plan.pending { result[key] = change.resolved(on: result[key]) }
         // Only the changed keys can differ, unless the whole domain was replaced.
         let unchanged =
-            plan.replacement == nil
-            ? plan.pending.allSatisfy { onDisk[$0.key] == $0.value.value } : result == onDisk
+            plan.replacement == nil ? plan.pending.keys.allSatisfy { onDisk[$0] == result[$0] } : result == onDisk
         if unchanged && !setAside { return (onDisk, currentIdentity, !isKnownVersion) }
         do {
             if result.isEmpty {

@@ -60,6 +60,53 @@ extension PreferencesStore {
             path: try? paths.path(for: domain))
     }
 
+    /// Changes one key as an update: `transform` gets the key's value as this store sees it and returns the new one,
+    /// which reads see at once; the domain is written within the flush delay (or at ``synchronize()``), like a `set`,
+    /// but the write does not store that value: it replays `transform` on the key's value in the file as it is then,
+    /// under the domain's lock. So an increment made here and one made by another process meanwhile both count, and
+    /// updates cost what a `set` costs, with no file work until the write.
+    ///
+    /// `transform` runs now, under the store's lock, and again at the write (and when another process's change to
+    /// the domain is read in before it): it must compute from its argument alone and must not use the store. A
+    /// transform that changes nothing now is not kept.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - domain: A user or by-host domain.
+    ///   - origin: Who asks.
+    ///   - transform: The key's new value from its current one (`nil`: absent, or remove).
+    /// - Returns: The key's new value as this store sees it now, and the domain's sequence number.
+    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``; nothing changes.
+    @discardableResult
+    public func update(
+        forKey key: String, in domain: DomainID, origin: ChangeOrigin = .thisProcess,
+        _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsStoreError) -> (value: PlistValue?, sequence: UInt64) {
+        try checkWritable(domain)
+        try checkKey(key, value: nil, in: domain)
+        let slot = loadDomain(domain)
+        let maxDepth = configuration.limits.maxDepth
+        let maxDomainBytes = configuration.limits.maxDomainBytes
+        let (value, outcome) = try state.withLock { state throws(PrefsStoreError) -> (PlistValue?, WriteOutcome?) in
+            let old = state.domains[slot].values[key]
+            let new = transform(old)
+            if new == old { return (old, nil) }
+            if let new, new.depth > maxDepth { try checkKey(key, value: new, in: domain) }
+            let delta =
+                (new.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
+                - (old.map { PlistValue.estimatedEntrySize(key: key, value: $0, depth: 1) } ?? 0)
+            let size = state.domains[slot].estimatedSize + delta
+            if delta > 0, size > maxDomainBytes { throw domainTooLarge(domain, size: size) }
+            let wake = state.applyUpdate(transform, forKey: key, to: new, slot: slot, origin: origin, sizeDelta: delta)
+            return (
+                new,
+                WriteOutcome(wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
+            )
+        }
+        guard let outcome else { return (value, snapshot(of: domain).sequence) }
+        finish(outcome)
+        return (value, outcome.sequence)
+    }
+
     /// Commits an update's changes if the domain is still at `sequence` and its file still `fileIdentity`.
     /// - Returns: The sequence number after the commit, or `nil` when another writer came first.
     private func commit(

@@ -140,6 +140,28 @@ struct StoreState {
         return scheduleFlush(slot: slot)
     }
 
+    /// Records an update of one key made in this process: its value changes now, and its transform is kept so that
+    /// the write replays it on the file's value of the key as it is then.
+    /// - Returns: Whether the worker must be woken for an earlier flush.
+    mutating func applyUpdate(
+        _ update: @escaping DomainState.KeyUpdate, forKey key: String, to value: PlistValue?, slot: Int,
+        origin: ChangeOrigin, sizeDelta: Int
+    ) -> Bool {
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        if var change = domains[slot].pending[key] {
+            change.updates.append(update)
+            change.serial = serial
+            domains[slot].pending[key] = change
+        } else {
+            domains[slot].pending[key] = DomainState.PendingChange(update: update, serial: serial)
+        }
+        let old = domains[slot].values.updateValue(forKey: key, to: value)
+        if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
+        domains[slot].estimatedSize += sizeDelta
+        return scheduleFlush(slot: slot)
+    }
+
     /// Replaces a domain's contents with a value set in this process.
     /// - Returns: Whether the worker must be woken for an earlier flush.
     mutating func applyReplacement(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) -> Bool {
@@ -275,8 +297,17 @@ struct StoreState {
         domains[slot].identity = identity
         domains[slot].issue = nil
         domains[slot].issueIsCorrupt = false
-        for (key, change) in plan.pending where domains[slot].pending[key]?.serial == change.serial {
-            domains[slot].pending[key] = nil
+        for (key, written) in plan.pending {
+            guard var current = domains[slot].pending[key] else { continue }
+            if current.serial == written.serial {
+                domains[slot].pending[key] = nil
+            } else if current.runSerial == written.runSerial, current.updates.count > written.updates.count {
+                // Updates made during the write: the written ones are in the file now, the later ones apply to it.
+                current.updates.removeFirst(written.updates.count)
+                current.isSet = false
+                current.value = nil
+                domains[slot].pending[key] = current
+            }
         }
         if let replacement = plan.replacement, domains[slot].replacement?.serial == replacement.serial {
             domains[slot].replacement = nil

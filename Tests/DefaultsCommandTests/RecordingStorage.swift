@@ -73,10 +73,15 @@ final class RecordingStorage: DomainAccess {
         return (outcome, version)
     }
 
-    func update<Outcome>(
-        key: String, in domain: DomainID, maxAttempts: Int, _ body: (inout PlistValue?) -> Outcome
-    ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
-        try update(domain, maxAttempts: maxAttempts) { values in body(&values[key]) }
+    func update(
+        key: String, in domain: DomainID, maxAttempts: Int,
+        _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
+    ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64) {
+        let (value, version) = try update(domain, maxAttempts: maxAttempts) { values in
+            values[key] = transform(values[key])
+            return values[key]
+        }
+        return (value, version)
     }
 
     func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {

@@ -1,6 +1,7 @@
 import Foundation
 import Preferences
 import PrefsPlist
+import Synchronization
 import Testing
 
 /// `update(forKey:_:)` and `update(_:_:)`: atomic read-modify-write across threads, on the files and in memory.
@@ -17,7 +18,7 @@ import Testing
         }
         #expect(prefs[Self.launches] == 400)
         if !inMemory {
-            // A committed update is on disk without synchronize.
+            prefs.synchronize()
             #expect(try fixture.stored("com.example.App")?["LaunchCount"] == 400)
         }
     }
@@ -36,7 +37,10 @@ import Testing
                 _ = try? prefs.update(forKey: "Recent") { stored in
                     .array((stored?.arrayValue ?? []) + [.string("\(index)-\(step)")])
                 }
+                // Half the writes happen while the other instance has updates pending.
+                if step % 2 == index { try? prefs.synchronizeThrowing() }
             }
+            try? prefs.synchronizeThrowing()
         }
         let recent = try #require(try fixture.stored("com.example.App")?["Recent"]?.arrayValue)
         #expect(recent.count == 80)
@@ -59,15 +63,18 @@ import Testing
         let fixture = try FacadeFixture()
         try fixture.install(["LaunchCount": 7], domain: "com.example.App", scope: .forced)
         let prefs = try fixture.preferences()
-        var ran = false
+        let ran = Mutex(false)
         do {
-            try prefs.update(Self.launches) { ran = true; $0 += 1 }
+            try prefs.update(Self.launches) { value in
+                ran.withLock { $0 = true }
+                value += 1
+            }
             Issue.record("a forced key was updated")
         } catch {
             #expect(error.code == .readOnly)
             #expect(error.message.contains("forced"))
         }
-        #expect(!ran)
+        #expect(!ran.withLock { $0 })
         #expect(try fixture.stored("com.example.App") == nil)
     }
 

@@ -42,12 +42,13 @@ import Testing
             let access = sharingOneStore ? shared : Self.access(directory)
             for _ in 0..<increments {
                 try! access.update(key: "Count", in: Self.domain) { value in
-                    guard case .integer(let count)? = value else { return value = 1 }
-                    value = .integer(PlistInteger(count.int64Value! + 1))
+                    guard case .integer(let count)? = value else { return 1 }
+                    return .integer(PlistInteger(count.int64Value! + 1))
                 }
             }
+            // Each store's updates reach the file at its write, replayed on what the file holds then.
+            try! access.synchronize()
         }
-        // Each update is on disk when it returns: a fresh store reads the total.
         #expect(try Self.storedValues(directory)?["Count"] == .integer(PlistInteger(Int64(threads * increments))))
         #expect(try Self.access(directory).values(of: Self.domain)?["Count"] == 800)
     }
@@ -71,6 +72,28 @@ import Testing
         #expect(try Self.storedValues(directory) == ["List": ["a", "b", "c"], "Other": true])
     }
 
+    @Test("a key update is replayed at the write on what another process wrote meanwhile, and reads follow")
+    func aKeyUpdateIsReplayedOnTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let first = Self.access(directory)
+        let second = Self.access(directory)
+        let append: @Sendable (String) -> @Sendable (PlistValue?) -> PlistValue? = { item in
+            { stored in .array((stored?.arrayValue ?? []) + [.string(item)]) }
+        }
+        #expect(try first.update(key: "List", in: Self.domain, append("a")).value == ["a"])
+        #expect(try second.update(key: "List", in: Self.domain, append("b")).value == ["b"])
+        try second.synchronize()
+        #expect(try Self.storedValues(directory) == ["List": ["b"]])
+        try first.synchronize()
+        #expect(try Self.storedValues(directory) == ["List": ["b", "a"]])
+        #expect(try first.values(of: Self.domain) == ["List": ["b", "a"]])
+        // A set replaces what came before it; an update after it builds on the set value.
+        try first.setValue(["x"], forKey: "List", in: Self.domain)
+        try first.update(key: "List", in: Self.domain, append("y"))
+        try first.synchronize()
+        #expect(try Self.storedValues(directory) == ["List": ["x", "y"]])
+    }
+
     @Test("an update that changes nothing writes nothing")
     func anUnchangedUpdateWritesNothing() throws {
         let directory = try TemporaryDirectory()
@@ -89,10 +112,11 @@ import Testing
         var attempts = 0
         do throws(PrefsAccessError) {
             // The body is not pure on purpose: each attempt lets a rival process commit first.
-            _ = try access.update(key: "Count", in: Self.domain, maxAttempts: 3) { value in
+            _ = try access.update(Self.domain, maxAttempts: 3) { values in
                 attempts += 1
-                _ = try? rival.update(key: "Rival", in: Self.domain) { $0 = .integer(PlistInteger(Int64(attempts))) }
-                value = 1
+                let round = Int64(attempts)
+                _ = try? rival.update(Self.domain) { $0["Rival"] = .integer(PlistInteger(round)) }
+                values["Count"] = 1
             }
             Issue.record("the update committed although the domain changed under every attempt")
         } catch {
@@ -109,7 +133,7 @@ import Testing
         let access = Self.access(directory)
         let forced = DomainID(Self.domain.name, scope: .forced)
         #expect(throws: PrefsAccessError.self) {
-            try access.update(key: "K", in: forced) { $0 = 1 }
+            try access.update(key: "K", in: forced) { _ in 1 }
         }
     }
 

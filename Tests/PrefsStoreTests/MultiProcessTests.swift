@@ -81,7 +81,9 @@ import Testing
         let seed = try FixtureProcess(["set", directory, domain.name.rawValue, "seed", "1", "--sync"])
         #expect(seed.waitForExit() == 0)
 
-        let process = try FixtureProcess(["serve", directory])
+        // A flush delay longer than the test: on a loaded machine a 1 s delay could end between the edits, and an
+        // editor saving stale contents then drops the process's write, which is not what this test is about.
+        let process = try FixtureProcess(["serve", directory, "--delay-ms", "60000"])
         #expect(process.readLine() == "ready")
         process.send("watch \(domain.name)")
         #expect(process.readLine() == "ok")
