@@ -5,7 +5,8 @@
 #
 #   Benchmarks/cli-defaults.sh [hyperfine options, e.g. --runs 300]
 #
-# Targets (issue 4): `defaults read D k` <= `dconf read /D/k`, `defaults write D k v` <= 0.5 x `dconf write /D/k v`,
+# Targets: `defaults read D k` <= `dconf read /D/k`, `defaults write D k v` <= 0.5 x `dconf write /D/k v`, and the
+# atomic `defaults write D list -array-add v` <= 0.5 x `dconf write` of the whole array (dconf has no append),
 # judged on the medians, which other load on the machine disturbs least; the means are printed too.
 # Both tools are also measured writing a value that differs from the stored one (each run is prepared by writing
 # another value first), so that every measured write really replaces the file.
@@ -49,6 +50,11 @@ hyperfine "${options[@]}" --export-json "$WORK/read.json" \
 hyperfine "${options[@]}" --export-json "$WORK/write.json" \
     -n "defaults write" "$DEFAULTS write com.example.Bench Key7 dark" \
     -n "dconf write" "dconf write /com/example/bench/key7 \"'dark'\""
+hyperfine "${options[@]}" --export-json "$WORK/append.json" \
+    --prepare "$DEFAULTS write com.example.Bench List -array v0" \
+    -n "defaults write -array-add" "$DEFAULTS write com.example.Bench List -array-add v1" \
+    --prepare "dconf write /com/example/bench/list \"['v0']\"" \
+    -n "dconf write (array)" "dconf write /com/example/bench/list \"['v0', 'v1']\""
 hyperfine "${options[@]}" --export-json "$WORK/change.json" \
     --prepare "$DEFAULTS write com.example.Bench Key7 light" \
     -n "defaults write (changed value)" "$DEFAULTS write com.example.Bench Key7 dark" \
@@ -72,6 +78,7 @@ print()
 print("| operation | tool | mean ± σ | median | min | CPU | ratio (median, mean) | target |")
 print("|---|---|---|---|---|---|---|---|")
 for name, label, target in [("read", "read D k", 1.0), ("write", "write D k v", 0.5),
+                            ("append", "write D list -array-add v (dconf: write the whole array)", 0.5),
                             ("change", "write D k v, changed value", None)]:
     ours, theirs = results(name)
     median, mean = ours["median"] / theirs["median"], ours["mean"] / theirs["mean"]

@@ -12,7 +12,7 @@ extension CommandRunner {
             let current: [String: PlistValue]?
             do throws(DefaultsError) {
                 current = try checked { try storage.values(of: target.id) } ?? [:]
-            } catch where error.code == .corruptDomain {
+            } catch  where error.code == .corruptDomain {
                 current = nil  // the write sets the broken file aside
             }
             if current == values { return }
@@ -57,7 +57,7 @@ extension CommandRunner {
             try withStorage(target.paths) { storage throws(DefaultsError) in
                 do throws(DefaultsError) {
                     guard try checked({ try storage.values(of: target.id) }) != nil else { throw notFound }
-                } catch where error.code == .corruptDomain {
+                } catch  where error.code == .corruptDomain {
                     // Removing the domain sets its broken file aside.
                 }
                 _ = try checked { try storage.replaceValues(of: target.id, with: [:]) }

@@ -63,7 +63,8 @@ extension Preferences {
         _ key: Key<Value>, _ transform: @escaping @Sendable (inout Value) -> Void
     ) throws(PreferencesError) -> Value {
         let refusal = Mutex<PreferencesError?>(nil)
-        let stored = try update(forKey: key.name) { [read = key.read, write = key.write, defaultValue = key.defaultValue]
+        let stored = try update(forKey: key.name) {
+            [read = key.read, write = key.write, defaultValue = key.defaultValue]
             stored in
             var value = stored.flatMap { try? read($0) } ?? defaultValue
             transform(&value)

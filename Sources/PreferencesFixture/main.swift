@@ -107,11 +107,11 @@ case "append" where arguments.count == 5:
             let token = "\(arguments[3])-\(index)"
             do throws(PreferencesError) {
                 try preferences.update(forKey: key) { stored in .array((stored?.arrayValue ?? []) + [.string(token)]) }
-            } catch where error.code == .outcomeUnknown {
+            } catch  where error.code == .outcomeUnknown {
                 print("unknown \(token)")
                 index += 1
                 continue
-            } catch where error.code == .storeUnavailable {
+            } catch  where error.code == .storeUnavailable {
                 usleep(20_000)
                 continue
             }
@@ -128,6 +128,7 @@ case "append" where arguments.count == 5:
     }
 
 default:
-    fail("usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | increment <domain> <key> <count> | "
+    fail(
+        "usage: PreferencesFixture sample | read <key>… | set <domain> <key> <value> | memory | increment <domain> <key> <count> | "
             + "append <domain> <key> <prefix> <count> | arguments <arg>…")
 }

@@ -18,7 +18,8 @@ package final class DomainSubscription: Sendable {
     package let snapshots: [(values: [String: PlistValue], sequence: UInt64)]
     private let subscription: PrefsBlockingClient.Subscription
 
-    init(snapshots: [(values: [String: PlistValue], sequence: UInt64)], subscription: PrefsBlockingClient.Subscription) {
+    init(snapshots: [(values: [String: PlistValue], sequence: UInt64)], subscription: PrefsBlockingClient.Subscription)
+    {
         self.snapshots = snapshots
         self.subscription = subscription
     }

@@ -49,7 +49,7 @@ package final class DaemonAccess: DomainAccess {
             let connected = try client()
             do {
                 return try connected.send(operation)
-            } catch where error.code == .refused {
+            } catch  where error.code == .refused {
                 throw PrefsAccessError(error)
             } catch {
                 // The connection is broken either way; the next request makes a new one.
@@ -135,7 +135,8 @@ package final class DaemonAccess: DomainAccess {
             if let value { values[key] = value } else { removeKeys.append(key) }
         }
         let result = try send(
-            .setMany(try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted(),
+            .setMany(
+                try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted(),
                 expectedVersion: expectedVersion))
         return try Self.version(of: result)
     }
@@ -163,7 +164,7 @@ package final class DaemonAccess: DomainAccess {
             if changes.isEmpty { return (outcome, version) }
             do throws(PrefsAccessError) {
                 return (outcome, try setValues(changes, in: domain, expectedVersion: version))
-            } catch where error.code == .versionConflict {
+            } catch  where error.code == .versionConflict {
                 backoff.wait()
             }
         }
@@ -186,7 +187,7 @@ package final class DaemonAccess: DomainAccess {
                 ?? .remove(wire, key: key, expectedVersion: version)
             do throws(PrefsAccessError) {
                 return (value, try Self.version(of: send(operation)))
-            } catch where error.code == .versionConflict {
+            } catch  where error.code == .versionConflict {
                 backoff.wait()
             }
         }

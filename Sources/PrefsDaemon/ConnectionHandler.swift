@@ -385,7 +385,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let sequences = snapshot.layerSequences.compactMap { domain, sequence in
                 (try? WireDomain(domain)).map { WireSnapshot.DomainSequence(domain: $0, sequence: sequence) }
             }
-                .sorted { "\($0.domain)" < "\($1.domain)" }
+            .sorted { "\($0.domain)" < "\($1.domain)" }
             return WireSnapshot(values: values, sequences: sequences)
         }
     }
@@ -411,7 +411,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 sequence = layer.sequence
             }
             changes.append(
-                WireChange(domain: domain, key: event.key, old: event.oldValue, new: event.newValue, sequence: sequence))
+                WireChange(domain: domain, key: event.key, old: event.oldValue, new: event.newValue, sequence: sequence)
+            )
         }
         if let batchOrigin, !changes.isEmpty {
             eventQueue.enqueue(subscription: id, changes: changes, origin: WireOrigin(batchOrigin))

@@ -112,12 +112,16 @@ struct AtomicUpdateTests {
                 #expect(list.count == count, "\(route) \(verb): \(list.count) of \(count) elements")
             }
             var expected = verb.expected(count)
-            if case .array(let list)? = expected["List"] { expected["List"] = .array(list.sorted { "\($0)" < "\($1)" }) }
+            if case .array(let list)? = expected["List"] {
+                expected["List"] = .array(list.sorted { "\($0)" < "\($1)" })
+            }
             #expect(stored == expected, "\(route) \(verb) with \(count) processes")
         }
     }
 
-    @Test("30 processes × 100 Preferences.update increments of one counter end at exactly 3,000", arguments: Route.allCases)
+    @Test(
+        "30 processes × 100 Preferences.update increments of one counter end at exactly 3,000",
+        arguments: Route.allCases)
     func incrementsFromManyProcessesAllCount(route: Route) throws {
         let setup = try Setup(route)
         let processes = try Self.race(30, Self.fixture, environment: setup.environment, home: setup.home) { _ in

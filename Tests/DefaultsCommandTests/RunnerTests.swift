@@ -75,9 +75,11 @@ import Testing
         storage.state.withLock {
             $0.diagnostics = [
                 StoreDiagnostic(
-                    severity: .warning, domain: nil, error: PrefsStoreError(.corruptFile, "other", path: "/prefs/Other.plist")),
+                    severity: .warning, domain: nil,
+                    error: PrefsStoreError(.corruptFile, "other", path: "/prefs/Other.plist")),
                 StoreDiagnostic(
-                    severity: .warning, domain: nil, error: PrefsStoreError(.corruptFile, "same", path: "/prefs/D.plist")),
+                    severity: .warning, domain: nil,
+                    error: PrefsStoreError(.corruptFile, "same", path: "/prefs/D.plist")),
             ]
         }
         let (status, console) = await run(["write", "com.example.App", "A", "1"], storage: storage)

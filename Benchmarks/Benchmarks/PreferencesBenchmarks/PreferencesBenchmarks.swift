@@ -3,7 +3,7 @@ import Foundation
 import Preferences
 
 /// `Preferences` against Foundation's `UserDefaults`, in the same run, on the same domains (docs/PREFERENCES.md,
-/// "Performance"): a hot typed read, `set`, the flush after one change in a 10,000-key domain, and the cross-process
+/// "Performance"): a hot typed read, `set`, an atomic `update`, the flush after one change in a 10,000-key domain, and the cross-process
 /// change latency in embedded mode.
 let benchmarks: @Sendable () -> Void = {
     LatencyPeer.runIfPeer()
@@ -43,6 +43,18 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("set(_:forKey:) Int (Foundation)", configuration: .init(scalingFactor: .kilo)) { benchmark in
         for index in benchmark.scaledIterations { foundation.set(index, forKey: "bench.set") }
+    }
+
+    // update: an atomic increment, against set of a new value; Foundation's peer is the read-then-set that
+    // UserDefaults offers, which loses increments made concurrently by another process.
+    Benchmark("update Int increment (Preferences)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let key = Preferences.Key("bench.update", default: 0)
+        for _ in benchmark.scaledIterations { blackHole(try! prefs.update(key) { $0 += 1 }) }
+    }
+    Benchmark("read + set Int increment (Foundation)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            foundation.set(foundation.integer(forKey: "bench.update") + 1, forKey: "bench.update")
+        }
     }
 
     // Flush after one change in the 10,000-key domain: set one key, then synchronize (durable: fsync'd).
