@@ -103,22 +103,26 @@ let package = Package(
             dependencies: ["PrefsDaemon"]
         ),
 
-        // Test support and fixtures (not products).
+        // Test support and fixtures (not products), under Tests/Support and Tests/Fixtures.
         .target(
             name: "PrefsTestSupport",
-            dependencies: ["PrefsPlist", "PrefsWire"]
+            dependencies: ["PrefsPlist", "PrefsWire"],
+            path: "Tests/Support/PrefsTestSupport"
         ),
         .executableTarget(
             name: "PrefsStoreFixture",
-            dependencies: ["PrefsStore"]
+            dependencies: ["PrefsStore"],
+            path: "Tests/Fixtures/PrefsStoreFixture"
         ),
         .executableTarget(
             name: "PrefsSystemdFixture",
-            dependencies: ["PrefsSystemd"]
+            dependencies: ["PrefsSystemd"],
+            path: "Tests/Fixtures/PrefsSystemdFixture"
         ),
         .executableTarget(
             name: "PreferencesFixture",
-            dependencies: ["Preferences"]
+            dependencies: ["Preferences"],
+            path: "Tests/Fixtures/PreferencesFixture"
         ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.

@@ -1,3 +1,4 @@
+import PrefsPlist
 import PrefsStore
 
 /// A cursor over the command line, with the readers of arguments that several verbs share.
@@ -34,20 +35,20 @@ struct ArgumentReader {
     }
 
     /// A key, or `-keypath <path>`; `nil` at the end when the key is optional.
-    mutating func key(required: Bool) throws(DefaultsError) -> KeyPath? {
+    mutating func key(required: Bool) throws(DefaultsError) -> PlistKeyPath? {
         guard let text = next() else {
             if required { throw .usage("a key is missing") }
             return nil
         }
-        guard text == KeyPath.optionName else { return KeyPath(key: text) }
-        guard let text = next() else { throw .usage("\(KeyPath.optionName) needs a key path") }
-        let path = KeyPath(text)
+        guard text == PlistKeyPath.optionName else { return PlistKeyPath(key: text) }
+        guard let text = next() else { throw .usage("\(PlistKeyPath.optionName) needs a key path") }
+        let path = PlistKeyPath(text)
         // Deeper paths could never be stored; refusing them here also bounds the recursion that follows them.
-        guard path.components.count <= KeyPath.maxComponents else {
+        guard path.components.count <= PlistKeyPath.maxComponents else {
             throw DefaultsError(
                 .invalidArgument,
                 "defaults: the key path has \(path.components.count) components; values nest at most "
-                    + "\(KeyPath.maxComponents - 1) deep (maxDepth = \(StoreLimits.default.maxDepth))")
+                    + "\(PlistKeyPath.maxComponents - 1) deep (maxDepth = \(StoreLimits.default.maxDepth))")
         }
         return path
     }

@@ -30,7 +30,7 @@ extension CommandRunner {
     }
 
     /// `read <domain> [<key>]`.
-    func read(_ target: DomainTarget, key: KeyPath?, format: OutputFormat?) throws(DefaultsError) {
+    func read(_ target: DomainTarget, key: PlistKeyPath?, format: OutputFormat?) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
             let values = try checked { try storage.values(of: target.id) }
             guard let key else {
@@ -46,7 +46,7 @@ extension CommandRunner {
     }
 
     /// `read-type <domain> <key>`: `Type is string`, `Type is integer`, …
-    func readType(_ target: DomainTarget, key: KeyPath) throws(DefaultsError) {
+    func readType(_ target: DomainTarget, key: PlistKeyPath) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
             guard let value = try checked({ try storage.values(of: target.id) }).flatMap(key.value(in:)) else {
                 throw missingPair(target, key)
@@ -130,7 +130,7 @@ extension CommandRunner {
     }
 
     /// macOS's message for a key that a domain does not hold.
-    func missingPair(_ target: DomainTarget, _ key: KeyPath) -> DefaultsError {
+    func missingPair(_ target: DomainTarget, _ key: PlistKeyPath) -> DefaultsError {
         DefaultsError(.notFound, "\nThe domain/default pair of (\(target.identifier), \(key)) does not exist\n")
     }
 }

@@ -49,7 +49,7 @@ extension CommandRunner {
 
     /// `delete <domain> [<key>]`. Deleting a domain whose file is corrupt sets the file aside (the storage warns);
     /// deleting a key path is one atomic change.
-    func delete(_ key: KeyPath?, from target: DomainTarget) throws(DefaultsError) {
+    func delete(_ key: PlistKeyPath?, from target: DomainTarget) throws(DefaultsError) {
         let notFound = DefaultsError(
             .notFound, "\nDomain (\(target.identifier)) not found.\nDefaults have not been changed.\n")
         let failure = "Could not write domain \(target.displayName); exiting"

@@ -1,3 +1,5 @@
+import PrefsPlist
+
 extension Invocation {
     /// The words that ask for help besides the `help` verb (an extension: macOS prints the usage text and fails).
     static let helpOptions: Set<String> = ["--help", "-help", "-h"]
@@ -115,7 +117,7 @@ extension Invocation {
             if reader.isAtEnd { return .watch(nil, key: nil) }
             let domain = try reader.domain()
             let key = reader.next()
-            if key == KeyPath.optionName { throw .usage("watch takes a key, not a key path") }
+            if key == PlistKeyPath.optionName { throw .usage("watch takes a key, not a key path") }
             try reader.expectEnd()
             return .watch(domain, key: key)
         case "explain":

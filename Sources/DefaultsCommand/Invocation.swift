@@ -13,9 +13,9 @@ struct Invocation: Sendable, Equatable {
         /// `read` without a domain.
         case readAll(format: OutputFormat?)
         /// `read <domain> [<key>]`.
-        case read(DomainSelector, key: KeyPath?, format: OutputFormat?)
+        case read(DomainSelector, key: PlistKeyPath?, format: OutputFormat?)
         /// `read-type <domain> <key>`.
-        case readType(DomainSelector, key: KeyPath)
+        case readType(DomainSelector, key: PlistKeyPath)
         /// `write <domain> <domain_rep>`: the representation as given, parsed when run.
         case replaceDomain(DomainSelector, representation: String)
         /// `write <domain> <key> <value> [-- <key> <value>]...`.
@@ -23,7 +23,7 @@ struct Invocation: Sendable, Equatable {
         /// `rename <domain> <old_key> <new_key>`.
         case rename(DomainSelector, from: String, to: String)
         /// `delete <domain> [<key>]`.
-        case delete(DomainSelector, key: KeyPath?)
+        case delete(DomainSelector, key: PlistKeyPath?)
         /// `import <domain> <path | ->`; `nil` when the path is missing (an error macOS reports on its own).
         case importDomain(DomainSelector, source: String?)
         /// `export <domain> <path | ->`; `nil` when the path is missing.

@@ -13,7 +13,7 @@ struct KeyAssignment: Sendable, Hashable {
     }
 
     /// The key, or the path into nested values (`-keypath`).
-    var key: KeyPath
+    var key: PlistKeyPath
     /// The value parsed from the arguments.
     var value: PlistValue
     /// How it combines with the current value.

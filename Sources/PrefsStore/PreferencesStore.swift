@@ -301,7 +301,8 @@ public final class PreferencesStore: Sendable {
 
     /// Replaces the volatile argument domain, searched by search lists that include it; it is never written.
     ///
-    /// ``ArgumentDomain/parse(_:)`` turns `-key value` command-line pairs into such a dictionary.
+    /// `Preferences.parseArguments(_:)`, in the `Preferences` module, turns `-key value` command-line pairs into such
+    /// a dictionary.
     public func setArgumentDomain(_ values: [String: PlistValue]) {
         let deliver = state.withLock { state in
             state.setArguments(values)

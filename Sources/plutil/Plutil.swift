@@ -70,7 +70,8 @@ enum Plutil {
                 convert(file, to: format, humanReadable: humanReadable, output: output, silent: silent) && ok
             }
         case .extract(let keyPath, let format, let humanReadable, let output, let file):
-            return extract(KeyPath(keyPath), format: format, humanReadable: humanReadable, output: output, from: file)
+            return extract(
+                PlistKeyPath(keyPath), format: format, humanReadable: humanReadable, output: output, from: file)
         }
     }
 
@@ -108,7 +109,7 @@ enum Plutil {
     }
 
     private static func extract(
-        _ keyPath: KeyPath, format: PlutilCommand.ExtractFormat, humanReadable: Bool, output: PlutilCommand.Output,
+        _ keyPath: PlistKeyPath, format: PlutilCommand.ExtractFormat, humanReadable: Bool, output: PlutilCommand.Output,
         from file: String
     ) -> Bool {
         guard let root = load(file) else { return false }

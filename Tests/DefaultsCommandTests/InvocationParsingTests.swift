@@ -39,25 +39,28 @@ import Testing
         #expect(try parse(["read", "x.plist"]).command == .read(.name("x.plist"), key: nil, format: nil))
         #expect(
             try parse(["read", "-app", "Mail", "k"]).command
-                == .read(.application("Mail"), key: KeyPath(key: "k"), format: nil))
+                == .read(.application("Mail"), key: PlistKeyPath(key: "k"), format: nil))
     }
 
     @Test func keysArePlainUnlessGivenWithKeypath() throws {
-        #expect(try parse(["read", "D", "a.b"]).command == .read(.name("D"), key: KeyPath(key: "a.b"), format: nil))
         #expect(
-            try parse(["read", "D", "-keypath", "a.b"]).command == .read(.name("D"), key: KeyPath("a.b"), format: nil))
-        #expect(try parse(["read-type", "D", "-keypath", "x"]).command == .readType(.name("D"), key: KeyPath("x")))
-        #expect(try parse(["delete", "D", "-keypath", "a.0"]).command == .delete(.name("D"), key: KeyPath("a.0")))
+            try parse(["read", "D", "a.b"]).command == .read(.name("D"), key: PlistKeyPath(key: "a.b"), format: nil))
+        #expect(
+            try parse(["read", "D", "-keypath", "a.b"]).command
+                == .read(.name("D"), key: PlistKeyPath("a.b"), format: nil))
+        #expect(
+            try parse(["read-type", "D", "-keypath", "x"]).command == .readType(.name("D"), key: PlistKeyPath("x")))
+        #expect(try parse(["delete", "D", "-keypath", "a.0"]).command == .delete(.name("D"), key: PlistKeyPath("a.0")))
     }
 
     @Test func keyPathsDeeperThanTheStoreAcceptsAreRefused() throws {
-        let deepest = Array(repeating: "k", count: KeyPath.maxComponents).joined(separator: ".")
+        let deepest = Array(repeating: "k", count: PlistKeyPath.maxComponents).joined(separator: ".")
         #expect(
             try parse(["read", "D", "-keypath", deepest]).command
-                == .read(.name("D"), key: KeyPath(deepest), format: nil))
+                == .read(.name("D"), key: PlistKeyPath(deepest), format: nil))
         do {
             _ = try Invocation.parse(["write", "D", "-keypath", deepest + ".k", "v"])
-            Issue.record("a key path of \(KeyPath.maxComponents + 1) components parsed")
+            Issue.record("a key path of \(PlistKeyPath.maxComponents + 1) components parsed")
         } catch {
             #expect(error.code == .invalidArgument)
             #expect(
@@ -70,13 +73,14 @@ import Testing
         #expect(try parse(["read", "-format", "json"]).command == .readAll(format: .json))
         #expect(
             try parse(["read", "-format", "xml", "D", "k"]).command
-                == .read(.name("D"), key: KeyPath(key: "k"), format: .xml))
+                == .read(.name("D"), key: PlistKeyPath(key: "k"), format: .xml))
         #expect(
             try parse(["export", "-format", "binary", "D", "-"]).command
                 == .exportDomain(.name("D"), destination: "-", format: .binary))
         // After the domain, -format is a key, as macOS reads it.
         #expect(
-            try parse(["read", "D", "-format"]).command == .read(.name("D"), key: KeyPath(key: "-format"), format: nil))
+            try parse(["read", "D", "-format"]).command
+                == .read(.name("D"), key: PlistKeyPath(key: "-format"), format: nil))
     }
 
     @Test func writeTakesARepresentationOrPairs() throws {
@@ -84,16 +88,16 @@ import Testing
             try parse(["write", "D", "{ a = 1; }"]).command == .replaceDomain(.name("D"), representation: "{ a = 1; }"))
         #expect(
             try parse(["write", "D", "k", "v"]).command
-                == .write(.name("D"), [KeyAssignment(key: KeyPath(key: "k"), value: "v", mode: .set)]))
+                == .write(.name("D"), [KeyAssignment(key: PlistKeyPath(key: "k"), value: "v", mode: .set)]))
         #expect(
             try parse(["write", "D", "k", "-array-add", "a", "--", "-keypath", "x.y", "-int", "2", "--", "z", "--"])
                 .command
                 == .write(
                     .name("D"),
                     [
-                        KeyAssignment(key: KeyPath(key: "k"), value: ["a"], mode: .arrayAdd),
-                        KeyAssignment(key: KeyPath("x.y"), value: 2, mode: .set),
-                        KeyAssignment(key: KeyPath(key: "z"), value: "--", mode: .set),
+                        KeyAssignment(key: PlistKeyPath(key: "k"), value: ["a"], mode: .arrayAdd),
+                        KeyAssignment(key: PlistKeyPath("x.y"), value: 2, mode: .set),
+                        KeyAssignment(key: PlistKeyPath(key: "z"), value: "--", mode: .set),
                     ]))
     }
 

@@ -73,14 +73,14 @@ import Testing
     }
 
     @Test func combinedValuesFollowMacOS() throws {
-        let add = KeyAssignment(key: KeyPath(key: "k"), value: ["b"], mode: .arrayAdd)
+        let add = KeyAssignment(key: PlistKeyPath(key: "k"), value: ["b"], mode: .arrayAdd)
         #expect(try add.combined(with: ["a"]) == ["a", "b"])
         #expect(try add.combined(with: nil) == ["b"])
         #expect(throws: DefaultsError.self) { try add.combined(with: "text") }
-        let merge = KeyAssignment(key: KeyPath(key: "k"), value: ["x": 2, "y": 3], mode: .dictionaryAdd)
+        let merge = KeyAssignment(key: PlistKeyPath(key: "k"), value: ["x": 2, "y": 3], mode: .dictionaryAdd)
         #expect(try merge.combined(with: ["x": 1, "z": 0]) == ["x": 2, "y": 3, "z": 0])
         #expect(throws: DefaultsError.self) { try merge.combined(with: [1]) }
-        let set = KeyAssignment(key: KeyPath(key: "k"), value: 5, mode: .set)
+        let set = KeyAssignment(key: PlistKeyPath(key: "k"), value: 5, mode: .set)
         #expect(try set.combined(with: "anything") == 5)
     }
 }

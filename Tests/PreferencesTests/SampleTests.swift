@@ -47,7 +47,7 @@ import Testing
         #expect(documented.count + 2 <= 20)
 
         let source = try String(
-            contentsOf: Self.repository.appendingPathComponent("Sources/PreferencesFixture/Sample.swift"),
+            contentsOf: Self.repository.appendingPathComponent("Tests/Fixtures/PreferencesFixture/Sample.swift"),
             encoding: .utf8)
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let begin = try #require(lines.firstIndex { $0.contains("// BEGIN SAMPLE") })

@@ -259,7 +259,7 @@ import Testing
         let fixture = try StoreFixture()
         let store = fixture.makeStore()
         try store.set("stored", forKey: "k", in: app)
-        store.setArgumentDomain(ArgumentDomain.parse(["-k", "from-arguments"]))
+        store.setArgumentDomain(["k": "from-arguments"])
         #expect(store.effectiveValue(forKey: "k", in: SearchList(domain: app.name)) == "stored")
         #expect(
             store.effectiveValue(forKey: "k", in: SearchList(domain: app.name, includesArguments: true))

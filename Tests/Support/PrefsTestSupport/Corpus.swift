@@ -151,9 +151,9 @@ public struct Corpus: Sendable {
         if let override = ProcessInfo.processInfo.environment["PREFS_CORPUS_DIR"] {
             return FileManager.default.fileExists(atPath: override + "/SOURCES.md") ? override : nil
         }
-        // Sources/PrefsTestSupport/Corpus.swift → the repository root → its sibling `shared`.
+        // Tests/Support/PrefsTestSupport/Corpus.swift → the repository root → its sibling `shared`.
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         let candidate = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
         return FileManager.default.fileExists(atPath: candidate + "/SOURCES.md") ? candidate : nil
     }
