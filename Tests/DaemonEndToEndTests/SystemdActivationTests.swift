@@ -22,11 +22,7 @@ struct SystemdActivationTests {
     }
 
     func waitForSocket(_ path: String) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: path) {
-            guard ContinuousClock.now < deadline else { throw TestFailure("no socket at \(path)") }
-            usleep(10_000)
-        }
+        try ListeningSocket.wait(for: path)
     }
 
     @Test("activated: READY=1 with STATUS, WATCHDOG=1, serves the connecting client, STOPPING=1 and exit 0 on SIGTERM")

@@ -12,11 +12,7 @@ import Testing
 
     /// Waits until the activator has bound `path`.
     static func waitForSocket(_ path: String) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: path) {
-            guard ContinuousClock.now < deadline else { throw SocketError(message: "\(path) never appeared") }
-            usleep(10_000)
-        }
+        try ListeningSocket.wait(for: path)
     }
 
     @Test func adoptsTheActivatedSocketAndServesTheFirstConnection() throws {

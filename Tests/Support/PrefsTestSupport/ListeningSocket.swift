@@ -1,0 +1,24 @@
+import Foundation
+
+/// Waiting for a Unix socket that another process binds, such as `systemd-socket-activate`'s.
+public enum ListeningSocket {
+    /// Waits until something listens on `path`, without connecting (a connection would start an activated
+    /// service): the file appears at `bind`, a moment before `listen`, and a connection in between is refused.
+    /// - Throws: ``TestFailure`` when nothing listens within `timeout`.
+    public static func wait(for path: String, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !isListening(path) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("nothing listens on \(path)") }
+            usleep(10_000)
+        }
+    }
+
+    /// Whether a Unix socket bound to `path` is listening, as `/proc/net/unix` says (flag `__SO_ACCEPTCON`).
+    public static func isListening(_ path: String) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count >= 8 && fields[7] == Substring(path) && fields[3] == "00010000"
+        }
+    }
+}
