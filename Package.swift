@@ -78,11 +78,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsClient",
-            dependencies: [
-                "PrefsWire",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: ["PrefsWire"]
         ),
 
         // Executables.
