@@ -32,12 +32,15 @@ let package = Package(
 
         // Modules, bottom up (docs/ARCHITECTURE.md).
         .target(
+            name: "PrefsPOSIX"
+        ),
+        .target(
             name: "PrefsPlist",
             dependencies: ["CPrefsXML2"]
         ),
         .target(
             name: "PrefsStore",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist"]
         ),
         .target(
             name: "PrefsWire",
@@ -47,17 +50,19 @@ let package = Package(
             name: "PrefsSystemd",
             dependencies: [
                 "CPrefsSystemd",
+                "PrefsPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
             name: "Preferences",
-            dependencies: ["PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
         ),
         .target(
             name: "DefaultsCommand",
             dependencies: [
+                "PrefsPOSIX",
                 "PrefsPlist",
                 "PrefsStore",
                 "PrefsWire",
@@ -69,7 +74,7 @@ let package = Package(
         .target(
             name: "PrefsDaemon",
             dependencies: [
-                "PrefsStore", "PrefsWire", "PrefsSystemd",
+                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,13 +83,13 @@ let package = Package(
         ),
         .target(
             name: "PrefsClient",
-            dependencies: ["PrefsWire"]
+            dependencies: ["PrefsPOSIX", "PrefsWire"]
         ),
 
         // Executables.
         .executableTarget(
             name: "plutil",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist"]
         ),
         .executableTarget(
             name: "defaults",
@@ -114,6 +119,10 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.
+        .testTarget(
+            name: "PrefsPOSIXTests",
+            dependencies: ["PrefsPOSIX", "PrefsTestSupport"]
+        ),
         .testTarget(
             name: "PrefsPlistTests",
             dependencies: ["PrefsPlist", "PrefsTestSupport"]

@@ -1,3 +1,4 @@
+import PrefsPOSIX
 import PrefsWire
 
 /// Where a ``PrefsBlockingClient`` finds the daemon when no socket path is given.
@@ -6,11 +7,7 @@ public enum PrefsClientConfiguration {
     /// else `/run/user/<uid>/prefsd/socket` when that directory exists, else `/tmp/prefsd-<uid>/socket`.
     /// - Returns: The path of the daemon's socket (it may not exist).
     public static func defaultSocketPath() -> String {
-        var environment: [String: String] = [:]
-        for name in [WireSocketPath.environmentVariable, "XDG_RUNTIME_DIR"] {
-            if let value = ClientSystem.environment(name) { environment[name] = value }
-        }
-        return WireSocketPath.resolve(
-            environment: environment, userID: ClientSystem.userID, directoryExists: ClientSystem.directoryExists)
+        WireSocketPath.resolve(
+            variable: POSIX.environmentVariable, userID: POSIX.userID, directoryExists: POSIX.isDirectory)
     }
 }
