@@ -32,12 +32,15 @@ let package = Package(
 
         // Modules, bottom up (docs/ARCHITECTURE.md).
         .target(
+            name: "PrefsPOSIX"
+        ),
+        .target(
             name: "PrefsPlist",
             dependencies: ["CPrefsXML2"]
         ),
         .target(
             name: "PrefsStore",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist"]
         ),
         .target(
             name: "PrefsWire",
@@ -47,6 +50,7 @@ let package = Package(
             name: "PrefsSystemd",
             dependencies: [
                 "CPrefsSystemd",
+                "PrefsPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -54,15 +58,16 @@ let package = Package(
         // The one client-side layer of `defaults` and `Preferences`: prefsd or the files, atomic updates.
         .target(
             name: "PrefsAccess",
-            dependencies: ["PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
         ),
         .target(
             name: "Preferences",
-            dependencies: ["PrefsPlist", "PrefsStore", "PrefsAccess"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsAccess"]
         ),
         .target(
             name: "DefaultsCommand",
             dependencies: [
+                "PrefsPOSIX",
                 "PrefsPlist",
                 "PrefsStore",
                 "PrefsAccess",
@@ -73,7 +78,7 @@ let package = Package(
         .target(
             name: "PrefsDaemon",
             dependencies: [
-                "PrefsStore", "PrefsWire", "PrefsSystemd",
+                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -82,17 +87,13 @@ let package = Package(
         ),
         .target(
             name: "PrefsClient",
-            dependencies: [
-                "PrefsWire",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: ["PrefsPOSIX", "PrefsWire"]
         ),
 
         // Executables.
         .executableTarget(
             name: "plutil",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist"]
         ),
         .executableTarget(
             name: "defaults",
@@ -126,6 +127,10 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.
+        .testTarget(
+            name: "PrefsPOSIXTests",
+            dependencies: ["PrefsPOSIX", "PrefsTestSupport"]
+        ),
         .testTarget(
             name: "PrefsPlistTests",
             dependencies: ["PrefsPlist", "PrefsTestSupport"]

@@ -1,4 +1,5 @@
 import PrefsAccess
+import PrefsPOSIX
 import PrefsPlist
 import PrefsStore
 
@@ -80,11 +81,15 @@ extension CommandRunner {
                 return
             }
             let path = try environment.absolutePath(destination)
-            do {
-                try SystemCalls.writeFileAtomically(bytes, to: path)
+            do throws(SystemCallError) {
+                // A new file gets 0666 less the umask, as `defaults export` does on macOS; an existing one keeps its
+                // mode.
+                try POSIX.writeFileAtomically(
+                    bytes, to: path, newFileMode: 0o666, keepsExistingMode: true, directorySyncIsRequired: false)
             } catch {
                 throw DefaultsError(
-                    .io, "Could not export domain \(target.identifier) to \(destination) due to \(error)", cause: error)
+                    .io, "Could not export domain \(target.identifier) to \(destination) due to \(error.message)",
+                    cause: error)
             }
         }
     }

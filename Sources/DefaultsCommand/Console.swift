@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// Where a command's output goes and its standard input comes from: the process's streams, or a buffer in tests.
 protocol Console: Sendable {
     /// Writes bytes to standard output.
@@ -21,21 +23,21 @@ extension Console {
 struct ProcessConsole: Console {
     func writeOutput(_ bytes: [UInt8]) throws(DefaultsError) {
         do {
-            try SystemCalls.writeStandardOutput(bytes)
+            try POSIX.writeAll(bytes, to: POSIX.standardOutput, name: nil)
         } catch {
-            throw DefaultsError(.io, "defaults: cannot write to standard output: \(error)", cause: error)
+            throw DefaultsError(.io, "defaults: cannot write to standard output: \(error.message)", cause: error)
         }
     }
 
     func writeError(_ text: String) {
-        try? SystemCalls.writeStandardError(Array(text.utf8))
+        POSIX.writeToStandardError(text)
     }
 
     func readInput() throws(DefaultsError) -> [UInt8] {
         do {
-            return try SystemCalls.readStandardInput()
+            return try POSIX.readAll(from: POSIX.standardInput, name: "standard input")
         } catch {
-            throw DefaultsError(.io, "defaults: \(error)", cause: error)
+            throw DefaultsError(.io, "defaults: \(error.message)", cause: error)
         }
     }
 }

@@ -1,3 +1,4 @@
+import PrefsPOSIX
 import PrefsStore
 
 /// What a command needs from its process: the variables that locate the preferences, the machine id, the working
@@ -22,7 +23,7 @@ struct DefaultsEnvironment: Sendable {
     static func current() -> DefaultsEnvironment {
         var variables: [String: String] = [:]
         for name in variableNames {
-            if let value = SystemCalls.environmentVariable(name) { variables[name] = value }
+            if let value = POSIX.environmentVariable(name) { variables[name] = value }
         }
         return DefaultsEnvironment(
             variables: variables, machineID: StorePaths.systemMachineID(),

@@ -1,6 +1,8 @@
 import Glibc
+import PrefsPOSIX
 
-/// The C calls of the module: the executable's path, the home directory, and standard error.
+/// The C calls of the module: the executable's path; the environment, the home directory and standard error are
+/// `PrefsPOSIX`'s.
 enum SystemInterface {
     /// The path of the running executable (`/proc/self/exe`), or `nil` when it cannot be read.
     static func executablePath() -> String? {
@@ -12,35 +14,17 @@ enum SystemInterface {
 
     /// An environment variable, or `nil` when unset or empty.
     static func environmentVariable(_ name: String) -> String? {
-        guard let value = getenv(name), value.pointee != 0 else { return nil }
-        return String(cString: value)
+        guard let value = POSIX.environmentVariable(name), !value.isEmpty else { return nil }
+        return value
     }
 
     /// The user's home directory: `HOME`, else the password database's entry.
     static func homeDirectory() -> String? {
-        if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        var status: Int32
-        repeat {
-            status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
-        } while status == EINTR
-        guard status == 0, result != nil, let directory = entry.pw_dir else { return nil }
-        return String(cString: directory)
+        environmentVariable("HOME") ?? POSIX.homeDirectoryOfCurrentUser()
     }
 
-    /// Writes text to standard error in full, retrying interrupted writes.
+    /// Writes text to standard error in full, ignoring failures.
     static func writeToStandardError(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-                offset += count
-            }
-        }
+        POSIX.writeToStandardError(text)
     }
 }

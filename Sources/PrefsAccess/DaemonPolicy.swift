@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// Whether the user's preferences go through `prefsd` or to the files directly: one meaning for `defaults` and the
 /// `Preferences` library, set by `PREFERENCES_DAEMON` (docs/ARCHITECTURE.md, "The access layer").
 package enum DaemonPolicy: Sendable, Hashable {
@@ -27,7 +29,7 @@ package enum DaemonPolicy: Sendable, Hashable {
     /// - Parameter requested: What the program asked for; the variable overrides only ``automatic``, so a program
     ///   that insists on the files (or on the daemon) gets them.
     package static func effective(_ requested: DaemonPolicy = .automatic) -> DaemonPolicy {
-        guard requested == .automatic, let variable = AccessSystem.environment(variableName) else { return requested }
+        guard requested == .automatic, let variable = POSIX.environmentVariable(variableName) else { return requested }
         return DaemonPolicy(variable: variable) ?? .automatic
     }
 }

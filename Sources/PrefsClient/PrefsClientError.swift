@@ -1,6 +1,6 @@
 import PrefsWire
 
-/// The error every operation of ``PrefsClient`` throws.
+/// The error every operation of ``PrefsBlockingClient`` throws.
 ///
 /// ``code`` says what kind of failure it is; ``serverError`` holds the daemon's answer when the daemon refused the
 /// request (its stable `code`, its message, and the limit, field, path or version concerned).
@@ -8,20 +8,19 @@ public struct PrefsClientError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case daemonUnavailable, connectionLost, refused, protocolViolation, closed, timedOut, outcomeUnknown
+            case daemonUnavailable, connectionLost, refused, protocolViolation, timedOut, outcomeUnknown
         }
         private let base: Base
 
         /// No daemon answers on the socket (it is not running, or the path is wrong); the message names the path.
         public static let daemonUnavailable = Code(base: .daemonUnavailable)
-        /// The connection broke before the reply arrived, and the request could not be retried.
+        /// The connection broke before the request was sent whole, or had broken before it: the daemon did not apply
+        /// it. A broken connection stays broken; open a new client.
         public static let connectionLost = Code(base: .connectionLost)
         /// The daemon answered with an error; ``PrefsClientError/serverError`` holds it.
         public static let refused = Code(base: .refused)
         /// The daemon sent something this client cannot read.
         public static let protocolViolation = Code(base: .protocolViolation)
-        /// The client was closed.
-        public static let closed = Code(base: .closed)
         /// No reply arrived within the configured timeout.
         public static let timedOut = Code(base: .timedOut)
         /// The request was sent whole, but the connection ended (or no reply came within the timeout) before its

@@ -1,4 +1,5 @@
 import Logging
+import PrefsPOSIX
 import PrefsStore
 import PrefsWire
 
@@ -64,12 +65,8 @@ public struct DaemonConfiguration: Sendable {
     /// The socket path this process's environment names: `PREFSD_SOCKET`, else `$XDG_RUNTIME_DIR/prefsd/socket`,
     /// else `/run/user/<uid>/prefsd/socket` when that directory exists, else `/tmp/prefsd-<uid>/socket`.
     public static func defaultSocketPath() -> String {
-        var environment: [String: String] = [:]
-        for name in [WireSocketPath.environmentVariable, "XDG_RUNTIME_DIR"] {
-            if let value = DaemonSystem.environment(name) { environment[name] = value }
-        }
-        return WireSocketPath.resolve(
-            environment: environment, userID: DaemonSystem.userID, directoryExists: DaemonSystem.directoryExists)
+        WireSocketPath.resolve(
+            variable: POSIX.environmentVariable, userID: POSIX.userID, directoryExists: POSIX.isDirectory)
     }
 
     /// The store limits that match ``limits``.

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import PrefsPOSIX
 import PrefsStore
 import PrefsSystemd
 import PrefsWire
@@ -162,7 +163,7 @@ public final class DaemonServer: Service, Sendable {
         do {
             channel = try await bootstrap().withBoundSocket(copy).get()
         } catch {
-            DaemonSystem.closeDescriptor(copy)
+            POSIX.closeDescriptor(copy)
             throw PrefsDaemonError(
                 .activationFailed, "cannot serve the socket systemd passed (descriptor \(descriptor))",
                 cause: error)
@@ -196,7 +197,7 @@ public final class DaemonServer: Service, Sendable {
                 state.statusDirty = true
             }
         }
-        let ownUser = DaemonSystem.userID
+        let ownUser = POSIX.userID
         return DaemonSystem.peerCredentials(of: channel).flatMap { [self] credentials in
             channel.eventLoop.makeCompletedFuture {
                 guard credentials.userID == ownUser || credentials.userID == 0 else {

@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// The error the daemon's start-up and socket handling throw.
 ///
 /// Errors about requests travel to clients as `WireError`s; this type covers what stops the daemon itself: a
@@ -40,8 +42,13 @@ public struct PrefsDaemonError: Error, Sendable, CustomStringConvertible {
             self.errno = errno
         }
 
+        /// The daemon's form of a `PrefsPOSIX` error: the call followed by its path (`mkdir /run/user/1000/prefsd`).
+        init(_ error: PrefsPOSIX.SystemCallError) {
+            self.init(call: error.path.map { "\(error.call) \($0)" } ?? error.call, errno: error.errno)
+        }
+
         /// `bind /tmp/x/socket: Address already in use (errno 98)`.
-        public var description: String { "\(call): \(DaemonSystem.errorText(errno)) (errno \(errno))" }
+        public var description: String { "\(call): \(POSIX.errorText(errno)) (errno \(errno))" }
     }
 
     /// The kind of failure.

@@ -1,4 +1,5 @@
 import Logging
+import PrefsPOSIX
 import PrefsStore
 import PrefsSystemd
 import ServiceLifecycle
@@ -112,6 +113,6 @@ public enum Prefsd {
     }
 
     private static func printError(_ text: String) {
-        DaemonSystem.writeStandardError(text + (text.hasSuffix("\n") ? "" : "\n"))
+        POSIX.writeToStandardError(text + (text.hasSuffix("\n") ? "" : "\n"))
     }
 }

@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// The daemon's own socket (when systemd did not pass one): its directory checked or created 0700, a lock file
 /// that makes one daemon the owner of the path, a stale socket of a dead daemon reclaimed, and the socket bound
 /// 0600 under a restrictive umask (never `chmod`ed afterwards).
@@ -58,7 +60,7 @@ final class SocketListener: Sendable {
                     .systemCallFailed, "cannot take the lock of socket \(path)", path: lockPath, cause: error)
             }
             if lock != nil || attempt == 19 { break }
-            DaemonSystem.sleep(milliseconds: 25)
+            POSIX.sleep(milliseconds: 25)
         }
         guard let lock else {
             throw PrefsDaemonError(
@@ -68,7 +70,7 @@ final class SocketListener: Sendable {
         do throws(PrefsDaemonError) {
             try listener.reclaimStaleSocket()
         } catch {
-            DaemonSystem.closeDescriptor(lock)
+            POSIX.closeDescriptor(lock)
             throw error
         }
         return listener
@@ -76,10 +78,10 @@ final class SocketListener: Sendable {
 
     /// Checks the socket's directory, creating it 0700 when missing.
     private static func prepareDirectory(_ directory: String) throws(PrefsDaemonError) {
-        let status: DaemonSystem.PathStatus?
+        let status: FileStatus?
         do {
             if try DaemonSystem.status(of: directory) == nil {
-                _ = try DaemonSystem.makeDirectory(directory, mode: 0o700)
+                try DaemonSystem.makeDirectory(directory, mode: 0o700)
             }
             status = try DaemonSystem.status(of: directory)
         } catch {
@@ -91,7 +93,7 @@ final class SocketListener: Sendable {
                 .unsafeSocketDirectory,
                 "socket directory \(directory) is not a directory (a symbolic link is not followed)", path: directory)
         }
-        let user = DaemonSystem.userID
+        let user = POSIX.userID
         guard status.ownerID == user else {
             throw PrefsDaemonError(
                 .unsafeSocketDirectory,
@@ -109,7 +111,7 @@ final class SocketListener: Sendable {
 
     /// Removes a socket left by a daemon that died; refuses anything else at the path.
     private func reclaimStaleSocket() throws(PrefsDaemonError) {
-        let status: DaemonSystem.PathStatus?
+        let status: FileStatus?
         do {
             status = try DaemonSystem.status(of: path)
         } catch {
@@ -136,6 +138,6 @@ final class SocketListener: Sendable {
     /// The lock file stays: removing it would let two daemons lock two different files of the same name.
     func release() {
         try? DaemonSystem.unlinkFile(path)
-        DaemonSystem.closeDescriptor(lockDescriptor)
+        POSIX.closeDescriptor(lockDescriptor)
     }
 }

@@ -1,6 +1,7 @@
+import PrefsPOSIX
 import PrefsPlist
 
-/// Reading a domain's file, writing it atomically, and the names of its temp and set-aside files.
+/// Reading a domain's file, removing the temp files of writers that died, and setting a corrupt file aside.
 enum DomainFile {
     /// What a domain's file holds.
     enum Contents {
@@ -98,38 +99,6 @@ enum DomainFile {
         return .success(values)
     }
 
-    /// A fresh temp-file name next to the file: `.<name>.tmp-<pid>-<random>`.
-    static func temporaryName(for location: FileLocation) -> String {
-        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        return ".\(location.fileName).tmp-\(FileSystem.processID)-\(random)"
-    }
-
-    /// The pid in a temp-file name of `fileName`, or `nil` when `name` is not one.
-    static func temporaryFileOwner(_ name: String, fileName: String) -> Int32? {
-        let prefix = ".\(fileName).tmp-"
-        guard name.hasPrefix(prefix) else { return nil }
-        let rest = name.dropFirst(prefix.count)
-        guard let dash = rest.firstIndex(of: "-") else { return nil }
-        return Int32(rest[..<dash])
-    }
-
-    /// The pid in any temp-file name the store writes, or `nil`.
-    static func temporaryFileOwner(_ name: String) -> (fileName: String, pid: Int32)? {
-        guard name.hasPrefix(".") else { return nil }
-        let bytes = Array(name.utf8)
-        let marker = Array(".tmp-".utf8)
-        var start = bytes.count - marker.count
-        while start > 1 {
-            if bytes[start..<(start + marker.count)].elementsEqual(marker) {
-                let fileName = String(decoding: bytes[1..<start], as: UTF8.self)
-                guard let pid = temporaryFileOwner(name, fileName: fileName) else { return nil }
-                return (fileName, pid)
-            }
-            start -= 1
-        }
-        return nil
-    }
-
     /// Removes the temp files of `location` left by writers that died before renaming them into place.
     ///
     /// Call with the domain's lock held: writers create temp files only under it, so a temp file of a process that
@@ -138,15 +107,15 @@ enum DomainFile {
         guard let names = try? FileSystem.directoryEntries(location.directory) else { return }
         let now = FileSystem.currentTimeSince1970()
         for name in names {
-            guard let pid = temporaryFileOwner(name, fileName: location.fileName) else { continue }
+            guard let pid = TemporaryFileName.owner(of: name, fileName: location.fileName) else { continue }
             let path = location.directory + "/" + name
             let isAbandoned =
-                pid == FileSystem.processID || !FileSystem.processExists(pid)
+                pid == POSIX.processID || !FileSystem.processExists(pid)
                 || ((try? FileSystem.identity(of: path)).flatMap {
                     $0.map { now - Double($0.modificationSeconds) > 60 }
                 }
                     ?? false)
-            if isAbandoned { FileSystem.removeQuietly(path) }
+            if isAbandoned { try? POSIX.removeFile(path) }
         }
     }
 

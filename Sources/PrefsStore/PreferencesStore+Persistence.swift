@@ -222,8 +222,7 @@ extension PreferencesStore {
                 return ([:], nil, !isKnownVersion)
             }
             let bytes = try encode(result, domain: id, path: location.path)
-            let identity = try FileSystem.writeAtomically(
-                bytes, to: location, temporaryName: DomainFile.temporaryName(for: location))
+            let identity = try FileSystem.writeAtomically(bytes, to: location)
             writes.add(1, ordering: .relaxed)
             return (result, identity, !isKnownVersion)
         } catch let error as SystemCallError {

@@ -1,3 +1,4 @@
+import PrefsPOSIX
 import PrefsPlist
 
 extension PreferencesStore {
@@ -170,6 +171,6 @@ package struct UpdateBackoff {
     package mutating func wait() {
         losses += 1
         let ceiling = min(1 << min(losses, 6), 50) * 100  // microseconds: 0.2 ms doubling to 5 ms
-        FileSystem.sleep(microseconds: Int.random(in: 0...ceiling))
+        POSIX.sleep(microseconds: Int.random(in: 0...ceiling))
     }
 }

@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 extension PreferencesStore {
     /// How long the worker may sleep: until the earliest flush deadline, or without limit (-1).
     func workerTimeoutMilliseconds() -> Int32 {
@@ -51,7 +53,7 @@ extension PreferencesStore {
                 var origin = ChangeOrigin.external
                 if event.mask & FileSystem.WatchMask.movedTo != 0,
                     let source = work.moveSources.removeValue(forKey: event.cookie),
-                    let pid = DomainFile.temporaryFileOwner(source, fileName: event.name)
+                    let pid = TemporaryFileName.owner(of: source, fileName: event.name)
                 {
                     origin = .otherProcess(pid: pid)
                 }

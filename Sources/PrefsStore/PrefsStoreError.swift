@@ -1,8 +1,8 @@
 /// The error every operation of `PrefsStore` throws.
 ///
 /// It says what went wrong (``code``), in a sentence naming the domain, key or file involved
-/// (``message``), and the lower-level failure, if any (``cause``: a ``SystemCallError`` with the
-/// errno text, or a `PlistError` with the line and column of a broken file).
+/// (``message``), and the lower-level failure, if any (``cause``: a system call error naming the call, the path and
+/// the errno text, or a `PlistError` with the line and column of a broken file).
 public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// Something the store noticed and could not report through a return value: a corrupt file it skipped or set
 /// aside, a background write that failed.
 ///
@@ -35,6 +37,6 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible {
 
     /// Writes the diagnostic as one line to standard error (the default handler).
     public static let writeToStandardError: @Sendable (StoreDiagnostic) -> Void = { diagnostic in
-        FileSystem.writeToStandardError(diagnostic.description + "\n")
+        POSIX.writeToStandardError(diagnostic.description + "\n")
     }
 }

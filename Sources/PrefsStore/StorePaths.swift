@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// Every directory the store reads and writes, and the machine id that names by-host files.
 ///
 /// | what | default | variable |
@@ -51,7 +53,7 @@ public struct StorePaths: Hashable, Sendable {
             // The XDG specification says relative values are invalid and must be ignored.
             preferences = Self.trimmingTrailingSlashes(config) + "/preferences"
         } else {
-            let home = variable("HOME") ?? FileSystem.homeDirectoryOfCurrentUser() ?? "/"
+            let home = variable("HOME") ?? POSIX.homeDirectoryOfCurrentUser() ?? "/"
             preferences = Self.trimmingTrailingSlashes(home) + "/.config/preferences"
         }
         self.init(
@@ -68,7 +70,7 @@ public struct StorePaths: Hashable, Sendable {
         ]
         var environment: [String: String] = [:]
         for name in names {
-            if let value = FileSystem.environmentVariable(name) { environment[name] = value }
+            if let value = POSIX.environmentVariable(name) { environment[name] = value }
         }
         return StorePaths(environment: environment)
     }

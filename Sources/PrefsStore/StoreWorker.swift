@@ -1,3 +1,4 @@
+import PrefsPOSIX
 import Synchronization
 
 /// The store's background thread: it writes domains when their flush delay passes and turns inotify events into
@@ -27,9 +28,9 @@ final class StoreWorker: Sendable {
     }
 
     deinit {
-        if let watcher { FileSystem.closeDescriptor(watcher) }
-        FileSystem.closeDescriptor(wakeReceive)
-        FileSystem.closeDescriptor(wakeSend)
+        if let watcher { POSIX.closeDescriptor(watcher) }
+        POSIX.closeDescriptor(wakeReceive)
+        POSIX.closeDescriptor(wakeSend)
     }
 
     /// Creates the worker's descriptors and watches the directories that exist (creating the Preferences directory).
@@ -66,7 +67,7 @@ final class StoreWorker: Sendable {
     func run(for store: PreferencesStore) {
         let reference = WeakStoreReference(store)
         do {
-            try FileSystem.startThread { [self] in loop(reference) }
+            try POSIX.startThread { [self] in loop(reference) }
         } catch {
             store.configuration.diagnostics(
                 StoreDiagnostic(
@@ -145,7 +146,7 @@ final class StoreWorker: Sendable {
     /// - Returns: Whether it started to watch it.
     @discardableResult
     func watch(_ directory: WatchedDirectory) -> Bool {
-        guard let watcher, FileSystem.isDirectory(directory.path) else { return false }
+        guard let watcher, POSIX.isDirectory(directory.path) else { return false }
         let alreadyWatched = watches.withLock { $0.values.contains { $0.path == directory.path } }
         if alreadyWatched { return false }
         guard

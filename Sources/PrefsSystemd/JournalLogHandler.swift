@@ -1,4 +1,5 @@
 import Logging
+import PrefsPOSIX
 import Synchronization
 
 /// A swift-log `LogHandler` that writes structured entries to journald under systemd and plain lines to standard
@@ -62,7 +63,7 @@ public struct JournalLogHandler: LogHandler {
     /// the process runs under systemd and nobody redirected its output elsewhere.
     public static var detectedDestination: Destination {
         guard let identity = Systemd.standardErrorIdentity(),
-            isJournalStream(Systemd.environment("JOURNAL_STREAM"), device: identity.device, inode: identity.inode)
+            isJournalStream(POSIX.environmentVariable("JOURNAL_STREAM"), device: identity.device, inode: identity.inode)
         else { return .standardError }
         return .journal
     }

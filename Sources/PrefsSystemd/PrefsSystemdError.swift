@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// The error every API in `PrefsSystemd` throws.
 ///
 /// It says what went wrong (``code``), in words that name the problem (``message``), and which system call failed
@@ -37,7 +39,7 @@ public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
         }
 
         /// `sd_notify: Connection refused (errno 111)`.
-        public var description: String { "\(call): \(Systemd.errorText(errno)) (errno \(errno))" }
+        public var description: String { "\(call): \(POSIX.errorText(errno)) (errno \(errno))" }
     }
 
     /// The kind of failure.

@@ -1,4 +1,5 @@
 internal import CPrefsSystemd
+import PrefsPOSIX
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,27 +8,14 @@ import Synchronization
     import Musl
 #endif
 
-/// Every call into libsystemd and libc that this module makes.
+/// Every call into libsystemd and libc that this module makes (the environment, `errno` texts and writing a whole
+/// buffer are `PrefsPOSIX`'s).
 ///
 /// Keeping them in one place keeps C types out of the rest of the module: each function here takes and returns
 /// Swift values, retries `EINTR` where a call can be interrupted, and reads `errno` right after the call that set
 /// it (before anything else can overwrite it). Failures are thrown as ``PrefsSystemdError/SystemCallError``.
 enum Systemd {
     typealias SystemCallError = PrefsSystemdError.SystemCallError
-
-    // MARK: Environment
-
-    /// The C library's text for an `errno` value, such as "Connection refused".
-    static func errorText(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
-    }
-
-    /// The value of an environment variable, or `nil` when it is unset.
-    static func environment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        return String(cString: value)
-    }
 
     // MARK: sd_notify
 
@@ -152,29 +140,13 @@ enum Systemd {
     /// Serialises writes to standard error so that lines logged from several threads never interleave.
     private static let standardErrorLock = Mutex(())
 
-    /// Writes all of `bytes` to standard error, resuming after partial writes and interrupted calls.
+    /// Writes all of `bytes` to standard error, resuming after partial writes and interrupted calls, and waiting
+    /// for room when someone made standard error non-blocking.
     ///
     /// A failure is dropped: there is nowhere left to report that logging itself failed.
     static func writeStandardError(_ bytes: [UInt8]) {
         standardErrorLock.withLock { _ in
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written >= 0 {
-                        offset += written
-                        continue
-                    }
-                    let code = errno
-                    if code == EINTR { continue }
-                    if code == EAGAIN || code == EWOULDBLOCK {
-                        // Someone made stderr non-blocking: wait for room rather than spin or drop the line.
-                        var descriptor = pollfd(fd: STDERR_FILENO, events: Int16(POLLOUT), revents: 0)
-                        if poll(&descriptor, 1, 1_000) > 0 { continue }
-                    }
-                    return
-                }
-            }
+            try? POSIX.writeAll(bytes, to: POSIX.standardError, name: "standard error")
         }
     }
 

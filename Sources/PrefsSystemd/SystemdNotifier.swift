@@ -1,3 +1,5 @@
+import PrefsPOSIX
+
 /// Tells the service manager about the daemon's state through `sd_notify(3)`.
 ///
 /// Under a `Type=notify` unit systemd sets `NOTIFY_SOCKET`, waits for ``ready(status:)`` before it considers the
@@ -20,7 +22,7 @@ public struct SystemdNotifier: Sendable {
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from the environment.
     public init() {
-        isEnabled = !(Systemd.environment("NOTIFY_SOCKET") ?? "").isEmpty
+        isEnabled = !(POSIX.environmentVariable("NOTIFY_SOCKET") ?? "").isEmpty
         // A malformed WATCHDOG_USEC cannot come from systemd; treating it as "no watchdog" keeps a hand-started
         // daemon running instead of failing at start-up over a variable nothing enforces.
         let microseconds = try? Systemd.watchdogTimeoutMicroseconds()

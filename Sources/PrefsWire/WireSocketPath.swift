@@ -16,8 +16,21 @@ public enum WireSocketPath {
     public static func resolve(
         environment: [String: String], userID: UInt32, directoryExists: (String) -> Bool
     ) -> String {
-        if let explicit = environment[environmentVariable], !explicit.isEmpty { return explicit }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+        resolve(variable: { environment[$0] }, userID: userID, directoryExists: directoryExists)
+    }
+
+    /// The socket path for a user, with the variables read through a function (a process's `getenv`).
+    /// - Parameters:
+    ///   - variable: The value of an environment variable (`PREFSD_SOCKET`, `XDG_RUNTIME_DIR`), or `nil` when unset;
+    ///     empty values count as unset.
+    ///   - userID: The user's uid, for the fallbacks.
+    ///   - directoryExists: Whether a directory exists; asked about `/run/user/<uid>` only.
+    /// - Returns: An absolute path, unless `PREFSD_SOCKET` names a relative one.
+    package static func resolve(
+        variable: (String) -> String?, userID: UInt32, directoryExists: (String) -> Bool
+    ) -> String {
+        if let explicit = variable(environmentVariable), !explicit.isEmpty { return explicit }
+        if let runtime = variable("XDG_RUNTIME_DIR"), !runtime.isEmpty {
             return trimmingTrailingSlashes(runtime) + "/prefsd/socket"
         }
         let runUser = "/run/user/\(userID)"

@@ -13,12 +13,14 @@ public enum ListeningSocket {
         }
     }
 
-    /// Whether a Unix socket bound to `path` is listening, as `/proc/net/unix` says (flag `__SO_ACCEPTCON`).
+    /// Whether a Unix socket bound to `path` takes connections, as `/proc/net/unix` says: a stream or sequenced
+    /// socket once it listens (flag `__SO_ACCEPTCON`), a datagram socket once it is bound.
     public static func isListening(_ path: String) -> Bool {
         guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
         return table.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            return fields.count >= 8 && fields[7] == Substring(path) && fields[3] == "00010000"
+            guard fields.count >= 8, fields[7] == Substring(path) else { return false }
+            return fields[3] == "00010000" || fields[4] == "0002"
         }
     }
 }

@@ -1,0 +1,356 @@
+import Glibc
+
+/// The POSIX calls several modules make, once: each retries `EINTR` and reads `errno` right after the call that
+/// set it, turning a failure into a ``SystemCallError`` that names the call and the path.
+///
+/// Calls only one module makes (inotify, `flock`, `sd_notify`, `SO_PEERCRED`, connecting a socket) stay in that
+/// module's own system file, which uses ``retrying(_:)`` and ``errorText(_:)`` from here.
+package enum POSIX {
+    // MARK: Calls and errors
+
+    /// Runs a call until it does not fail with `EINTR`.
+    /// - Parameter call: A C call that returns -1 and sets `errno` on failure.
+    /// - Returns: The call's result and, when it is -1, the `errno` it set (0 otherwise).
+    package static func retrying<Result: BinaryInteger>(_ call: () -> Result) -> (result: Result, errno: Int32) {
+        while true {
+            let result = call()
+            if result != -1 { return (result, 0) }
+            let code = Glibc.errno
+            if code != EINTR { return (result, code) }
+        }
+    }
+
+    /// The C library's text for an `errno` value (`strerror`), such as `No such file or directory`.
+    /// - Parameter code: An `errno` value.
+    package static func errorText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text)
+    }
+
+    // MARK: Process
+
+    /// An environment variable of this process, or `nil` when it is unset.
+    /// - Parameter name: The variable's name.
+    package static func environmentVariable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// This process's id.
+    package static var processID: Int32 { getpid() }
+
+    /// This process's real user id.
+    package static var userID: UInt32 { UInt32(getuid()) }
+
+    /// The home directory of this process's user in the password database (not `HOME`).
+    /// - Returns: The directory, or `nil` when the user has no entry.
+    package static func homeDirectoryOfCurrentUser() -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        var status: Int32
+        repeat {
+            status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
+        } while status == EINTR
+        guard status == 0, result != nil, let directory = entry.pw_dir else { return nil }
+        return String(cString: directory)
+    }
+
+    /// Starts a detached thread running `body`.
+    /// - Parameter body: What the thread runs.
+    /// - Throws: ``SystemCallError`` for `pthread_create` when no thread can be started.
+    package static func startThread(_ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let box = Unmanaged<Box>.fromOpaque(raw).takeRetainedValue()
+                box.body()
+                return nil
+            }, context)
+        if result != 0 {
+            Unmanaged<Box>.fromOpaque(context).release()
+            throw SystemCallError("pthread_create", errno: result)
+        }
+        pthread_detach(thread)
+    }
+
+    /// Sleeps the calling thread, resuming after signals until the whole time has passed.
+    /// - Parameter milliseconds: How long.
+    package static func sleep(milliseconds: Int) {
+        sleep(microseconds: milliseconds * 1000)
+    }
+
+    /// Sleeps the calling thread for a number of microseconds, resuming after signals.
+    package static func sleep(microseconds: Int) {
+        var request = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && Glibc.errno == EINTR { request = remaining }
+    }
+
+    // MARK: Descriptors
+
+    /// Standard input's descriptor.
+    package static let standardInput = STDIN_FILENO
+    /// Standard output's descriptor.
+    package static let standardOutput = STDOUT_FILENO
+    /// Standard error's descriptor.
+    package static let standardError = STDERR_FILENO
+
+    /// Closes a descriptor, ignoring errors: Linux releases it even when `close` fails, and retrying after `EINTR`
+    /// could close another file.
+    /// - Parameter descriptor: The descriptor.
+    package static func closeDescriptor(_ descriptor: Int32) {
+        _ = close(descriptor)
+    }
+
+    /// Writes every byte to a descriptor, resuming after partial writes; when the descriptor is non-blocking and
+    /// full, waits for room rather than failing.
+    /// - Parameters:
+    ///   - bytes: What to write.
+    ///   - descriptor: Where.
+    ///   - name: What the descriptor is, for the error (`standard output`, a path), or `nil`.
+    /// - Throws: ``SystemCallError`` for `write`.
+    package static func writeAll(_ bytes: [UInt8], to descriptor: Int32, name: String?) throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            let (written, code) = bytes.withUnsafeBytes { raw in
+                retrying { write(descriptor, raw.baseAddress! + offset, raw.count - offset) }
+            }
+            if written > 0 {
+                offset += written
+                continue
+            }
+            if written < 0, code == EAGAIN || code == EWOULDBLOCK {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                if poll(&poller, 1, 1_000) > 0 { continue }
+            }
+            throw SystemCallError("write", path: name, errno: written < 0 ? code : EIO)
+        }
+    }
+
+    /// Writes text to standard error in full, ignoring failures (there is nowhere left to report them).
+    /// - Parameter text: The text.
+    package static func writeToStandardError(_ text: String) {
+        try? writeAll(Array(text.utf8), to: standardError, name: "standard error")
+    }
+
+    /// Reads a descriptor to its end.
+    /// - Parameters:
+    ///   - descriptor: An open descriptor, such as standard input.
+    ///   - name: What it is, for errors (`standard input`, `-`).
+    /// - Returns: Every byte up to end of file.
+    /// - Throws: ``SystemCallError``: `open` with `EISDIR` for a directory, `fstat` or `read` failures.
+    package static func readAll(from descriptor: Int32, name: String) throws(SystemCallError) -> [UInt8] {
+        try read(descriptor, name: name, maxBytes: .max, regularFileOnly: false).bytes ?? []
+    }
+
+    // MARK: Files
+
+    /// Reads a whole file (a pipe or device is read to its end; a directory is refused).
+    /// - Parameter path: The file.
+    /// - Returns: Its bytes.
+    /// - Throws: ``SystemCallError``: `open` naming the path (with `EISDIR` for a directory), `fstat`, `read`.
+    package static func readFile(_ path: String) throws(SystemCallError) -> [UInt8] {
+        try readFile(path, maxBytes: .max, regularFileOnly: false, followsSymbolicLinks: true).bytes ?? []
+    }
+
+    /// Reads a whole file, up to a size.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - maxBytes: The largest size read; a larger file is not read (``FileContents/bytes`` is `nil`).
+    ///   - regularFileOnly: Whether anything but a regular file is refused (`EINVAL`, "not a regular file"), and
+    ///     opened without blocking (a FIFO); otherwise only a directory is refused (`EISDIR`).
+    ///   - followsSymbolicLinks: Whether a symbolic link as the last component is followed (else `ELOOP`).
+    /// - Returns: The bytes, or the size of a file too large, with the file's status.
+    /// - Throws: ``SystemCallError`` for `open` (also `ENOENT` for a missing file), `fstat` or `read`.
+    package static func readFile(
+        _ path: String, maxBytes: Int, regularFileOnly: Bool, followsSymbolicLinks: Bool
+    ) throws(SystemCallError) -> FileContents {
+        var flags = O_RDONLY | O_CLOEXEC
+        if !followsSymbolicLinks { flags |= O_NOFOLLOW }
+        if regularFileOnly { flags |= O_NONBLOCK }
+        let (descriptor, code) = retrying { open(path, flags) }
+        if descriptor == -1 { throw SystemCallError("open", path: path, errno: code) }
+        defer { closeDescriptor(descriptor) }
+        return try read(descriptor, name: path, maxBytes: maxBytes, regularFileOnly: regularFileOnly)
+    }
+
+    private static func read(
+        _ descriptor: Int32, name: String, maxBytes: Int, regularFileOnly: Bool
+    ) throws(SystemCallError) -> FileContents {
+        var info = stat()
+        let (statResult, statError) = retrying { fstat(descriptor, &info) }
+        if statResult == -1 { throw SystemCallError("fstat", path: name, errno: statError) }
+        let status = FileStatus(info)
+        if regularFileOnly, status.kind != .regular {
+            throw SystemCallError("open", path: name, errno: EINVAL, reason: "not a regular file")
+        }
+        if status.kind == .directory { throw SystemCallError("open", path: name, errno: EISDIR) }
+        let size = status.kind == .regular ? Int(info.st_size) : 0
+        if size > maxBytes { return FileContents(bytes: nil, size: size, status: status) }
+        // Read one byte more than the size so that a file that grew meanwhile is caught rather than truncated.
+        var bytes = [UInt8](repeating: 0, count: size + 1)
+        var total = 0
+        while true {
+            let (count, readError) = bytes.withUnsafeMutableBytes { buffer in
+                retrying { Glibc.read(descriptor, buffer.baseAddress! + total, buffer.count - total) }
+            }
+            if count == -1 { throw SystemCallError("read", path: name, errno: readError) }
+            if count == 0 { break }
+            total += count
+            if total > maxBytes { return FileContents(bytes: nil, size: total, status: status) }
+            if total == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(65_536, total))) }
+        }
+        bytes.removeLast(bytes.count - total)
+        return FileContents(bytes: bytes, size: total, status: status)
+    }
+
+    /// Replaces a file so that no reader ever sees it torn: a temp file in the same directory (named by
+    /// ``TemporaryFileName``), write, `fsync`, `rename` over the file, `fsync` of the directory. The temp file is
+    /// removed again if anything before the rename fails, and the original file is then unchanged.
+    /// - Parameters:
+    ///   - bytes: The new contents.
+    ///   - path: The file to replace or create.
+    ///   - newFileMode: The mode a new file is created with; the umask applies.
+    ///   - keepsExistingMode: Whether a file that exists keeps its mode (else it gets `newFileMode` too).
+    ///   - directorySyncIsRequired: Whether a failure to `fsync` the directory (after the rename) is an error; a
+    ///     file system that cannot sync a directory (`EINVAL`, `EROFS`) never is.
+    /// - Returns: The status of the new file.
+    /// - Throws: ``SystemCallError``: `open` of the temp file, `fchmod`, `write`, `fsync`, `fstat`, `close`,
+    ///   `rename` (naming `path`), and the directory's `open` or `fsync` when required.
+    @discardableResult
+    package static func writeFileAtomically(
+        _ bytes: [UInt8], to path: String, newFileMode: UInt32, keepsExistingMode: Bool,
+        directorySyncIsRequired: Bool
+    ) throws(SystemCallError) -> FileStatus {
+        let directory = TemporaryFileName.directory(ofPath: path)
+        let fileName = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        var existing = stat()
+        let existingMode: mode_t? =
+            keepsExistingMode && retrying({ stat(path, &existing) }).result == 0 ? existing.st_mode & 0o7777 : nil
+        var temporaryPath = ""
+        var descriptor: Int32 = -1
+        var attempt = 0
+        while descriptor == -1 {
+            let name = TemporaryFileName.make(for: fileName, processID: processID)
+            temporaryPath = directory == "/" ? "/" + name : directory + "/" + name
+            let (opened, code) = retrying {
+                open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(newFileMode))
+            }
+            attempt += 1
+            if opened == -1, code != EEXIST || attempt > 100 {
+                throw SystemCallError("open", path: temporaryPath, errno: code)
+            }
+            descriptor = opened
+        }
+        var isOpen = true
+        do throws(SystemCallError) {
+            if let existingMode {
+                let (result, code) = retrying { fchmod(descriptor, existingMode) }
+                if result == -1 { throw SystemCallError("fchmod", path: temporaryPath, errno: code) }
+            }
+            try writeAll(bytes, to: descriptor, name: temporaryPath)
+            let (syncResult, syncError) = retrying { fsync(descriptor) }
+            if syncResult == -1 { throw SystemCallError("fsync", path: temporaryPath, errno: syncError) }
+            var info = stat()
+            let (statResult, statError) = retrying { fstat(descriptor, &info) }
+            if statResult == -1 { throw SystemCallError("fstat", path: temporaryPath, errno: statError) }
+            isOpen = false
+            if close(descriptor) == -1 {
+                let code = Glibc.errno
+                if code != EINTR { throw SystemCallError("close", path: temporaryPath, errno: code) }
+            }
+            let (renameResult, renameError) = retrying { rename(temporaryPath, path) }
+            if renameResult == -1 { throw SystemCallError("rename", path: path, errno: renameError) }
+            do {
+                try syncDirectory(directory)
+            } catch  where directorySyncIsRequired {
+                throw error
+            } catch {}
+            return FileStatus(info)
+        } catch {
+            if isOpen { closeDescriptor(descriptor) }
+            _ = unlink(temporaryPath)
+            throw error
+        }
+    }
+
+    /// `fsync`s a directory so that renames and removals in it survive a crash. A file system that cannot sync a
+    /// directory (`EINVAL`, `EROFS`) is not an error: the data itself is synced.
+    /// - Parameter path: The directory.
+    /// - Throws: ``SystemCallError`` for `open` or `fsync`.
+    package static func syncDirectory(_ path: String) throws(SystemCallError) {
+        let (descriptor, openError) = retrying { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        if descriptor == -1 { throw SystemCallError("open", path: path, errno: openError) }
+        defer { closeDescriptor(descriptor) }
+        let (result, code) = retrying { fsync(descriptor) }
+        if result == -1, code != EINVAL, code != EROFS { throw SystemCallError("fsync", path: path, errno: code) }
+    }
+
+    /// Removes a file; a missing one is fine.
+    /// - Parameter path: The file.
+    /// - Throws: ``SystemCallError`` for `unlink`.
+    package static func removeFile(_ path: String) throws(SystemCallError) {
+        let (result, code) = retrying { unlink(path) }
+        if result == -1, code != ENOENT { throw SystemCallError("unlink", path: path, errno: code) }
+    }
+
+    /// Creates one directory; an existing entry of that name is left alone.
+    /// - Parameters:
+    ///   - path: The directory.
+    ///   - mode: Its mode; the umask applies.
+    /// - Returns: Whether this call created it.
+    /// - Throws: ``SystemCallError`` for `mkdir`.
+    @discardableResult
+    package static func makeDirectory(_ path: String, mode: UInt32) throws(SystemCallError) -> Bool {
+        let (result, code) = retrying { mkdir(path, mode_t(mode)) }
+        if result == 0 { return true }
+        if code == EEXIST { return false }
+        throw SystemCallError("mkdir", path: path, errno: code)
+    }
+
+    /// The status of the file at a path.
+    /// - Parameters:
+    ///   - path: The path.
+    ///   - followsSymbolicLinks: `stat` (follow a final symbolic link) or `lstat` (describe the link).
+    /// - Returns: The status, or `nil` when nothing is there (`ENOENT`).
+    /// - Throws: ``SystemCallError`` for `stat` or `lstat`.
+    package static func fileStatus(
+        atPath path: String, followsSymbolicLinks: Bool
+    ) throws(SystemCallError) -> FileStatus? {
+        var info = stat()
+        let (result, code) = retrying { followsSymbolicLinks ? stat(path, &info) : lstat(path, &info) }
+        if result == 0 { return FileStatus(info) }
+        if code == ENOENT { return nil }
+        throw SystemCallError(followsSymbolicLinks ? "stat" : "lstat", path: path, errno: code)
+    }
+
+    /// Whether a path names an existing directory (following symbolic links, as a path lookup does).
+    /// - Parameter path: The path.
+    package static func isDirectory(_ path: String) -> Bool {
+        (try? fileStatus(atPath: path, followsSymbolicLinks: true))??.kind == .directory
+    }
+}
+
+extension FileStatus {
+    fileprivate init(_ info: stat) {
+        let kind: Kind
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFSOCK: kind = .socket
+        default: kind = .other
+        }
+        self.init(
+            kind: kind, ownerID: UInt32(info.st_uid), permissions: UInt32(info.st_mode & 0o7777),
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modificationSeconds: Int64(info.st_mtim.tv_sec), modificationNanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+}
