@@ -17,10 +17,19 @@ public enum ListeningSocket {
     /// socket once it listens (flag `__SO_ACCEPTCON`), a datagram socket once it is bound.
     public static func isListening(_ path: String) -> Bool {
         guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        // The table holds the path as the binder passed it: systemd-socket-activate simplifies `//` to `/`.
+        let names: Set<Substring> = [Substring(path), Substring(simplified(path))]
         return table.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 8, fields[7] == Substring(path) else { return false }
+            guard fields.count >= 8, names.contains(fields[7]) else { return false }
             return fields[3] == "00010000" || fields[4] == "0002"
         }
+    }
+
+    /// The path with runs of `/` made one.
+    static func simplified(_ path: String) -> String {
+        var result = ""
+        for character in path where !(character == "/" && result.hasSuffix("/")) { result.append(character) }
+        return result
     }
 }
