@@ -8,7 +8,14 @@ public enum ListeningSocket {
     public static func wait(for path: String, timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         while !isListening(path) {
-            guard ContinuousClock.now < deadline else { throw TestFailure("nothing listens on \(path)") }
+            guard ContinuousClock.now < deadline else {
+                let name = String(path.split(separator: "/").last ?? "")
+                let table = socketTable()
+                let entries = table.split(separator: "\n").filter { $0.hasSuffix(name) }
+                throw TestFailure(
+                    "nothing listens on \(path) (file exists: \(FileManager.default.fileExists(atPath: path)); "
+                        + "/proc/net/unix entries ending in \(name): \(entries))")
+            }
             usleep(10_000)
         }
     }
@@ -16,7 +23,7 @@ public enum ListeningSocket {
     /// Whether a Unix socket bound to `path` takes connections, as `/proc/net/unix` says: a stream or sequenced
     /// socket once it listens (flag `__SO_ACCEPTCON`), a datagram socket once it is bound.
     public static func isListening(_ path: String) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        let table = socketTable()
         // The table holds the path as the binder passed it: systemd-socket-activate simplifies `//` to `/`.
         let names: Set<Substring> = [Substring(path), Substring(simplified(path))]
         return table.split(separator: "\n").contains { line in
@@ -31,5 +38,13 @@ public enum ListeningSocket {
         var result = ""
         for character in path where !(character == "/" && result.hasSuffix("/")) { result.append(character) }
         return result
+    }
+
+    /// `/proc/net/unix`, read to its end: a file of `/proc` reports no size, and with a thousand sockets open it
+    /// spans many reads.
+    static func socketTable() -> String {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/net/unix") else { return "" }
+        defer { try? handle.close() }
+        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
     }
 }
