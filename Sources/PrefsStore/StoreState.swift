@@ -149,10 +149,10 @@ struct StoreState {
     ) -> Bool {
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        if var change = domains[slot].pending[key] {
-            change.updates.append(update)
-            change.serial = serial
-            domains[slot].pending[key] = change
+        if domains[slot].pending[key] != nil {
+            // In place: a copy of the change would copy its list of updates on every append.
+            domains[slot].pending[key]!.updates.append(update)
+            domains[slot].pending[key]!.serial = serial
         } else {
             domains[slot].pending[key] = DomainState.PendingChange(update: update, serial: serial)
         }
