@@ -167,22 +167,22 @@ public final class PrefsBlockingClient: Sendable {
     public final class Subscription: Sendable {
         /// The values when each subscription started, in the order of the filters.
         public let snapshots: [WireSnapshot]
-        private let descriptor: Int32
+        private let socket: SubscriptionSocket
         private let stopped = Atomic<Bool>(false)
         private let reader = Mutex<SubscriptionReader?>(nil)
 
         /// The values when the (first) subscription started.
         public var snapshot: WireSnapshot { snapshots[0] }
 
-        init(snapshots: [WireSnapshot], descriptor: Int32) {
+        init(snapshots: [WireSnapshot], socket: SubscriptionSocket) {
             self.snapshots = snapshots
-            self.descriptor = descriptor
+            self.socket = socket
         }
 
         /// Stops the subscriptions; the handler is not called after the reader thread notices, at once.
         public func cancel() {
             guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            ClientSystem.shutdownSocket(descriptor)
+            socket.shutdown()
         }
 
         var isCancelled: Bool { stopped.load(ordering: .acquiring) }
@@ -204,6 +204,8 @@ public final class PrefsBlockingClient: Sendable {
 
         deinit {
             cancel()
+            // A reader that never started never closes the socket: close it here.
+            if reader.withLock({ $0 }) != nil { socket.close() }
         }
     }
 
@@ -281,9 +283,10 @@ public final class PrefsBlockingClient: Sendable {
             ClientSystem.closeDescriptor(descriptor)
             throw error
         }
-        let subscription = Subscription(snapshots: snapshots, descriptor: descriptor)
+        let socket = SubscriptionSocket(descriptor)
+        let subscription = Subscription(snapshots: snapshots, socket: socket)
         let reader = SubscriptionReader(
-            descriptor: descriptor, decoder: connection.decoder, routes: routes, early: early,
+            socket: socket, decoder: connection.decoder, routes: routes, early: early,
             subscription: subscription, handler: handler)
         subscription.setReader(reader)
         if startsReading { subscription.start() }
@@ -294,7 +297,8 @@ public final class PrefsBlockingClient: Sendable {
 /// Reads one subscription connection on its own thread until it ends.
 final class SubscriptionReader: @unchecked Sendable {
     // Used by the reader thread only, after the start.
-    private let descriptor: Int32
+    private let socket: SubscriptionSocket
+    private var descriptor: Int32 { socket.descriptor }
     private var decoder: WireFrameDecoder
     private let routes: [UInt64: Int]
     private var early: [(Int, PrefsSubscription.Event)]
@@ -302,11 +306,12 @@ final class SubscriptionReader: @unchecked Sendable {
     private let handler: @Sendable (Int, PrefsSubscription.Event?) -> Void
 
     init(
-        descriptor: Int32, decoder: WireFrameDecoder, routes: [UInt64: Int], early: [(Int, PrefsSubscription.Event)],
+        socket: SubscriptionSocket, decoder: WireFrameDecoder, routes: [UInt64: Int],
+        early: [(Int, PrefsSubscription.Event)],
         subscription: PrefsBlockingClient.Subscription,
         handler: @escaping @Sendable (Int, PrefsSubscription.Event?) -> Void
     ) {
-        self.descriptor = descriptor
+        self.socket = socket
         self.decoder = decoder
         self.routes = routes
         self.early = early
@@ -327,7 +332,7 @@ final class SubscriptionReader: @unchecked Sendable {
     func run() {
         defer {
             handler(0, nil)
-            ClientSystem.closeDescriptor(descriptor)
+            socket.close()
         }
         for (index, event) in early { handler(index, event) }
         early = []
@@ -358,6 +363,31 @@ final class SubscriptionReader: @unchecked Sendable {
             } catch {
                 throw PrefsClientError(.protocolViolation, "\(error)")
             }
+        }
+    }
+}
+
+/// A subscription's socket, shut down by ``PrefsBlockingClient/Subscription/cancel()`` and closed by its reader thread
+/// when it ends: both under one lock, so that a cancel after the close never shuts down a descriptor number the
+/// process has since given to another socket.
+final class SubscriptionSocket: Sendable {
+    let descriptor: Int32
+    private let isClosed = Mutex(false)
+
+    init(_ descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Shuts the socket down (the reader then ends), unless it is closed already.
+    func shutdown() {
+        isClosed.withLock { closed in if !closed { ClientSystem.shutdownSocket(descriptor) } }
+    }
+
+    /// Closes the socket once.
+    func close() {
+        isClosed.withLock { closed in
+            if !closed { ClientSystem.closeDescriptor(descriptor) }
+            closed = true
         }
     }
 }
