@@ -137,6 +137,33 @@ struct PrefsBlockingClientTests {
         await server.stop()
     }
 
+    @Test("cancelling a subscription whose reader already closed its socket leaves a socket that reused the number alone")
+    func aLateCancelTouchesNoOtherSocket() async throws {
+        let daemon = try ClientTestDaemon()
+        let server = try await daemon.start()
+        let client = try PrefsBlockingClient(socketPath: daemon.socketPath, clientName: "tests")
+        let received = ReceivedEvents<PrefsSubscription.Event?>()
+        let subscription = try client.subscribe(WireSubscriptionFilter(.domain(app))) { received.append($0) }
+        await server.stop()
+        #expect(received.wait(for: 1) == [nil])  // the reader closed its socket
+        // New sockets take the lowest free numbers, the subscription's among them.
+        var pairs: [(Int32, Int32)] = []
+        for _ in 0..<32 {
+            var ends: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+            pairs.append((ends[0], ends[1]))
+        }
+        subscription.cancel()
+        for (first, second) in pairs {
+            var byte: UInt8 = 7
+            #expect(write(first, &byte, 1) == 1, "a socket was shut down by the late cancel")
+            byte = 0
+            #expect(read(second, &byte, 1) == 1 && byte == 7)
+            close(first)
+            close(second)
+        }
+    }
+
     @Test("when the daemon stops, subscriptions end with nil and the connection stays broken")
     func daemonStops() async throws {
         let daemon = try ClientTestDaemon()
