@@ -137,7 +137,7 @@ struct PrefsBlockingClientTests {
         await server.stop()
     }
 
-    @Test("cancelling a subscription whose reader already closed its socket leaves a socket that reused the number alone")
+    @Test("a late cancel of an ended subscription leaves a socket that reused its descriptor number alone")
     func aLateCancelTouchesNoOtherSocket() async throws {
         let daemon = try ClientTestDaemon()
         let server = try await daemon.start()
