@@ -1,6 +1,5 @@
 import PrefsAccess
 import PrefsPlist
-import Synchronization
 
 // Atomic read-modify-write: what `UserDefaults`, dconf and GNUstep do not offer. An increment or an append made by
 // several threads or processes at once keeps every one of them (docs/PREFERENCES.md, "Atomic updates").
@@ -62,21 +61,28 @@ extension Preferences {
     public func update<Value>(
         _ key: Key<Value>, _ transform: @escaping @Sendable (inout Value) -> Void
     ) throws(PreferencesError) -> Value {
-        let refusal = Mutex<PreferencesError?>(nil)
+        let before = engine.value(forKey: key.name, in: writeDomain)
         let stored = try update(forKey: key.name) {
-            [read = key.read, write = key.write, defaultValue = key.defaultValue]
-            stored in
+            [read = key.read, write = key.write, defaultValue = key.defaultValue] stored in
             var value = stored.flatMap { try? read($0) } ?? defaultValue
             transform(&value)
             do throws(PreferencesError) {
                 return try write(value)
             } catch {
-                // Left as it is; the first run's refusal is reported to the caller below.
-                refusal.withLock { $0 = $0 ?? error }
-                return stored
+                return stored  // a value that cannot be stored changes nothing; reported below
             }
         }
-        if let error = refusal.withLock({ $0 }) { throw error.inDomain(domain, key: key.name) }
+        if stored == before {
+            // Nothing changed: the transform left the value as it was, or its result cannot be stored. Tell which,
+            // without a box shared with the transform, so that an update allocates no more than it must.
+            var value = stored.flatMap { try? key.read($0) } ?? key.defaultValue
+            transform(&value)
+            do throws(PreferencesError) {
+                _ = try key.write(value)
+            } catch {
+                throw error.inDomain(domain, key: key.name)
+            }
+        }
         return stored.flatMap { try? key.read($0) } ?? key.defaultValue
     }
 }
