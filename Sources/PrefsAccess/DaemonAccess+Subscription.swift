@@ -28,17 +28,12 @@ package final class DomainSubscription: Sendable {
     package func start() {
         subscription.start()
     }
-
-    /// Ends the subscriptions.
-    package func cancel() {
-        subscription.cancel()
-    }
 }
 
 extension DaemonAccess {
     /// Subscribes to domains on a connection of their own; no event is delivered before ``DomainSubscription/start()``,
     /// so the caller can install the snapshots first. `handler` receives each event with the index of its domain, in
-    /// order, and `(0, nil)` once when the connection ends (the daemon stopped, or the subscription was cancelled).
+    /// order, and `(0, nil)` once when the connection ends (the daemon stopped, or the subscription was released).
     /// - Parameters:
     ///   - domains: Persistent domains the daemon serves (not shipped ones).
     ///   - handler: Receives the events on the subscription's thread.

@@ -152,23 +152,16 @@ package final class DaemonAccess: DomainAccess {
     package func update<Outcome>(
         _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
-        var backoff = UpdateBackoff()
-        for _ in 0..<max(maxAttempts, 1) {
+        try retryingConflicts(in: domain, maxAttempts: maxAttempts) { () throws(PrefsAccessError) in
             let (found, version) = try read(domain)
             let base = found ?? [:]
             var values = base
             let outcome = body(&values)
             var changes: [String: PlistValue?] = [:]
-            for (key, value) in values where base[key] != value { changes[key] = .some(value) }
-            for key in base.keys where values[key] == nil { changes[key] = .some(nil) }
+            for (key, value) in PreferencesStore.changes(from: base, to: values) { changes[key] = .some(value) }
             if changes.isEmpty { return (outcome, version) }
-            do throws(PrefsAccessError) {
-                return (outcome, try setValues(changes, in: domain, expectedVersion: version))
-            } catch  where error.code == .versionConflict {
-                backoff.wait()
-            }
+            return (outcome, try setValues(changes, in: domain, expectedVersion: version))
         }
-        throw Self.exhausted(domain, attempts: maxAttempts)
     }
 
     package func update(
@@ -176,8 +169,7 @@ package final class DaemonAccess: DomainAccess {
         _ transform: @escaping @Sendable (PlistValue?) -> PlistValue?
     ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
-        var backoff = UpdateBackoff()
-        for _ in 0..<max(maxAttempts, 1) {
+        return try retryingConflicts(in: domain, maxAttempts: maxAttempts) { () throws(PrefsAccessError) in
             let result = try send(.get(wire, key: key))
             guard case .get(let old, let version) = result else { throw Self.unexpected(result) }
             let value = transform(old)
@@ -185,13 +177,26 @@ package final class DaemonAccess: DomainAccess {
             let operation: WireOperation =
                 value.map { .set(wire, key: key, value: $0, expectedVersion: version) }
                 ?? .remove(wire, key: key, expectedVersion: version)
+            return (value, try Self.version(of: send(operation)))
+        }
+    }
+
+    /// Runs a read-compute-write attempt until its compare-and-set write commits: a `versionConflict` (another writer
+    /// came first) starts it over after a short random pause, up to `maxAttempts` times.
+    private func retryingConflicts<Result>(
+        in domain: DomainID, maxAttempts: Int, _ attempt: () throws(PrefsAccessError) -> Result
+    ) throws(PrefsAccessError) -> Result {
+        var backoff = UpdateBackoff()
+        for _ in 0..<max(maxAttempts, 1) {
             do throws(PrefsAccessError) {
-                return (value, try Self.version(of: send(operation)))
+                return try attempt()
             } catch  where error.code == .versionConflict {
                 backoff.wait()
             }
         }
-        throw Self.exhausted(domain, attempts: maxAttempts)
+        throw PrefsAccessError(
+            .versionConflict,
+            "domain \(domain) changed under each of \(max(maxAttempts, 1)) attempts to update it; nothing was changed")
     }
 
     package func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {
@@ -273,12 +278,6 @@ package final class DaemonAccess: DomainAccess {
 
     private static func unexpected(_ result: WireResult) -> PrefsAccessError {
         PrefsAccessError(.unavailable, "prefsd answered with an unexpected \(result.operation) result")
-    }
-
-    private static func exhausted(_ domain: DomainID, attempts: Int) -> PrefsAccessError {
-        PrefsAccessError(
-            .versionConflict,
-            "domain \(domain) changed under each of \(max(attempts, 1)) attempts to update it; nothing was changed")
     }
 }
 

@@ -149,7 +149,7 @@ extension PreferencesStore {
     }
 
     /// The key changes that turn `old` into `new`, sorted by key.
-    static func changes(
+    package static func changes(
         from old: [String: PlistValue], to new: [String: PlistValue]
     ) -> [(key: String, value: PlistValue?)] {
         var changes: [(key: String, value: PlistValue?)] = []
