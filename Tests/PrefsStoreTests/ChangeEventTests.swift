@@ -149,6 +149,8 @@ import Testing
         #expect(eventually { store.value(forKey: "k", in: app) == "in place" })
         try writeFileByRename(path, try PlistSerialization.encode(["k": "renamed", "n": 1], format: .xml))
         #expect(eventually { store.value(forKey: "n", in: app) == 1 })
+        // Events are delivered after the values change, outside the store's lock: wait for them too.
+        #expect(eventually { recorder.events.count >= 3 })
         #expect(recorder.events.map(\.key) == ["k", "k", "n"])
         #expect(recorder.events.allSatisfy { $0.origin == .external })
         #expect(recorder.events.map(\.newValue) == ["in place", "renamed", 1])
