@@ -178,7 +178,7 @@ struct AtomicUpdateTests {
         let access = DaemonAccess(socketPath: home.socketPath, clientName: "test", timeout: .milliseconds(500))
         let domain = DomainID(try DomainName("com.example.Race"))
         try access.setValue(1, forKey: "Count", in: domain)
-        daemon.signalDaemon(SIGSTOP)
+        try daemon.stopDaemon()
         do {
             try access.setValue(2, forKey: "Count", in: domain)
             Issue.record("a write without an answer succeeded")

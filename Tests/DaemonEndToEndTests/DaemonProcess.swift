@@ -99,6 +99,26 @@ final class DaemonProcess {
     /// Sends a signal to prefsd itself (not to an activator that started it).
     func signalDaemon(_ number: Int32) { kill(daemonPID, number) }
 
+    /// Stops prefsd with SIGSTOP and returns once every one of its threads is stopped: `kill` returns before the
+    /// threads running on other cores have taken the signal, and a request sent in between would still be answered.
+    func stopDaemon(timeout: Duration = .seconds(10)) throws {
+        let target = daemonPID
+        kill(target, SIGSTOP)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(target)/task")) ?? []
+            let states = tasks.compactMap { task -> Character? in
+                guard let stat = try? String(contentsOfFile: "/proc/\(target)/task/\(task)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return nil }
+                return stat[stat.index(after: close)...].first { $0 != " " }
+            }
+            if !states.isEmpty, states.allSatisfy({ $0 == "T" || $0 == "t" }) { return }
+            usleep(1_000)
+        }
+        throw TestFailure("prefsd (pid \(target)) did not stop within \(timeout)")
+    }
+
     /// Waits until the socket answers.
     func waitUntilServing(_ home: DaemonHome, timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
