@@ -16,9 +16,9 @@ extension CommandRunner {
     /// one). A domain whose file is broken is left out, with a warning.
     func readAll(host: HostSelector, format: OutputFormat?) throws(DefaultsError) {
         try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
-            var all: [String: PlistValue] = [:]
+            var all: PlistDictionary = [:]
             for name in try checked({ try storage.domainNames(in: scope) }) {
-                let values: [String: PlistValue]?
+                let values: PlistDictionary?
                 do throws(DefaultsError) {
                     values = try checked { try storage.values(of: DomainID(name, scope: scope)) }
                 } catch  where error.code == .corruptDomain || error.code == .storage {
@@ -112,7 +112,7 @@ extension CommandRunner {
             let ordered = names.filter(\.isGlobal) + names.filter { !$0.isGlobal }
             var found = false
             for name in ordered {
-                let values: [String: PlistValue]
+                let values: PlistDictionary
                 do throws(DefaultsError) {
                     guard let existing = try checked({ try storage.values(of: DomainID(name, scope: scope)) }) else {
                         continue

@@ -9,7 +9,7 @@ extension CommandRunner {
             throw DefaultsError(.invalidValue, "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
         }
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            let current: [String: PlistValue]?
+            let current: PlistDictionary?
             do throws(DefaultsError) {
                 current = try checked { try storage.values(of: target.id) } ?? [:]
             } catch  where error.code == .corruptDomain {
@@ -109,7 +109,7 @@ extension CommandRunner {
     /// - Parameter failure: macOS's first line when the write fails.
     private func modify(
         _ target: DomainTarget, failure: String,
-        _ edit: (inout [String: PlistValue]) throws(DefaultsError) -> Void
+        _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
             let outcome = try checked {

@@ -18,7 +18,7 @@ extension PlistKeyPath {
     ///   - domainName: The domain, for messages.
     /// - Throws: ``DefaultsError`` with code `.invalidValue` when a component goes through a value that is not a
     ///   container, or names an array element that does not exist.
-    func set(_ value: PlistValue, in domain: inout [String: PlistValue], domainName: String) throws(DefaultsError) {
+    func set(_ value: PlistValue, in domain: inout PlistDictionary, domainName: String) throws(DefaultsError) {
         do throws(SetFailure) {
             try set(value, in: &domain)
         } catch {

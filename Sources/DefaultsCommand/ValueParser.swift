@@ -71,7 +71,7 @@ enum ValueParser {
             return (.array(elements), token == "-array" ? .set : .arrayAdd)
         case "-dict", "-dict-add":
             guard allowsContainers else { throw nestedContainers() }
-            var entries: [String: PlistValue] = [:]
+            var entries: PlistDictionary = [:]
             while cursor < arguments.count, arguments[cursor] != pairSeparator {
                 guard case .string(let key) = try parseValue(arguments, cursor: &cursor, allowsContainers: false).value
                 else { throw DefaultsError(.invalidValue, "Dictionary keys must be strings") }

@@ -26,7 +26,7 @@ enum AnyPlistConversion {
     }
 
     /// The Swift dictionary for stored values.
-    static func anyDictionary(_ entries: [String: PlistValue]) -> [String: Any] {
+    static func anyDictionary(_ entries: PlistDictionary) -> [String: Any] {
         var result: [String: Any] = [:]
         result.reserveCapacity(entries.count)
         for (key, value) in entries {
@@ -69,7 +69,7 @@ enum AnyPlistConversion {
             }
             return .array(elements)
         case let value as [String: Any]:
-            var entries: [String: PlistValue] = [:]
+            var entries: PlistDictionary = [:]
             entries.reserveCapacity(value.count)
             for (key, element) in value {
                 entries[key] = try plistValue(element, at: "\(path).\(key)")

@@ -26,7 +26,7 @@ final class DaemonBackend: PreferencesBackend {
     private let state = Mutex(State())
 
     private struct Mirror {
-        var values: [String: PlistValue]
+        var values: PlistDictionary
         var sequence: UInt64
         /// The newest version this process wrote; until the subscription reaches it, local changes stay on top.
         var awaitedVersion: UInt64?
@@ -142,7 +142,7 @@ final class DaemonBackend: PreferencesBackend {
             state.withLock { $0.mirrors[domain] = nil }
             return
         }
-        let (values, reachedAwaited) = state.withLock { state -> ([String: PlistValue]?, Bool) in
+        let (values, reachedAwaited) = state.withLock { state -> (PlistDictionary?, Bool) in
             guard var mirror = state.mirrors[domain] else { return (nil, false) }
             switch event {
             case .changes(let changes):
@@ -190,7 +190,7 @@ final class DaemonBackend: PreferencesBackend {
         return value
     }
 
-    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
         do {
             return try engine.persistentDomain(domain)
@@ -199,7 +199,7 @@ final class DaemonBackend: PreferencesBackend {
         }
     }
 
-    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsAccessError) {
+    func setPersistentDomain(_ values: PlistDictionary, for domain: DomainID) throws(PrefsAccessError) {
         try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
         let version = try access.replaceValues(of: domain, with: values)

@@ -208,7 +208,7 @@ extension Dictionary: PreferenceValue where Key == String, Value: PreferenceValu
     /// A plist `dictionary`.
     /// - Throws: ``PreferencesError`` with code `invalidValue` when a value is `nil`.
     public func storedValue() throws(PreferencesError) -> PlistValue? {
-        var entries: [String: PlistValue] = [:]
+        var entries: PlistDictionary = [:]
         entries.reserveCapacity(count)
         for (key, value) in self { entries[key] = try value.requiredStoredValue(at: ".\(key)") }
         return .dictionary(entries)

@@ -16,8 +16,8 @@ extension Preferences {
     /// - Returns: The argument domain's keys and values.
     /// - Throws: ``PreferencesError`` with code `invalidArgument`, naming the argument, its position and the
     ///   problem.
-    public static func parseArguments(_ arguments: [String]) throws(PreferencesError) -> [String: PlistValue] {
-        var values: [String: PlistValue] = [:]
+    public static func parseArguments(_ arguments: [String]) throws(PreferencesError) -> PlistDictionary {
+        var values: PlistDictionary = [:]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]

@@ -32,7 +32,7 @@ extension Preferences {
     ///   - domainName: The domain's name.
     public func setPersistentDomain(_ domain: [String: Any], forName domainName: String) {
         do throws(PreferencesError) {
-            var values: [String: PlistValue] = [:]
+            var values: PlistDictionary = [:]
             for (key, value) in domain { values[key] = try AnyPlistConversion.plistValue(value, at: key) }
             try setPersistentDomainValues(values, forName: domainName)
         } catch {
@@ -69,7 +69,7 @@ extension Preferences {
     ///   - domainName: The volatile domain's name.
     public func setVolatileDomain(_ domain: [String: Any], forName domainName: String) {
         do throws(PreferencesError) {
-            var values: [String: PlistValue] = [:]
+            var values: PlistDictionary = [:]
             for (key, value) in domain { values[key] = try AnyPlistConversion.plistValue(value, at: key) }
             switch domainName {
             case Self.argumentDomain: engine.setArgumentDomain(values)
@@ -111,7 +111,7 @@ extension Preferences {
 
     /// The values of a user domain, or `nil` when it does not exist.
     /// - Throws: ``PreferencesError``: `invalidName`, or `corrupt` / `storeUnavailable` when its file cannot be used.
-    func persistentDomainValues(forName domainName: String) throws(PreferencesError) -> [String: PlistValue]? {
+    func persistentDomainValues(forName domainName: String) throws(PreferencesError) -> PlistDictionary? {
         let id = DomainID(try Self.domainName(domainName))
         do throws(PrefsAccessError) {
             return try backend.persistentDomain(id)
@@ -122,8 +122,7 @@ extension Preferences {
 
     /// Replaces a user domain's values.
     /// - Throws: ``PreferencesError``: `invalidName`, `limitExceeded`.
-    func setPersistentDomainValues(_ values: [String: PlistValue], forName domainName: String) throws(PreferencesError)
-    {
+    func setPersistentDomainValues(_ values: PlistDictionary, forName domainName: String) throws(PreferencesError) {
         let id = DomainID(try Self.domainName(domainName))
         do throws(PrefsAccessError) {
             try backend.setPersistentDomain(values, for: id)
@@ -133,7 +132,7 @@ extension Preferences {
     }
 
     /// The values of a volatile domain.
-    func volatileDomainValues(forName domainName: String) -> [String: PlistValue] {
+    func volatileDomainValues(forName domainName: String) -> PlistDictionary {
         switch domainName {
         case Self.argumentDomain: engine.argumentDomain
         case Self.registrationDomain: engine.registeredDefaults

@@ -86,7 +86,7 @@ extension Preferences {
     /// A value that is not a property-list value is reported to the diagnostics handler and left out.
     /// - Parameter defaults: Keys and values of the types `set(_:forKey:)` accepts.
     public func register(defaults: [String: Any]) {
-        var values: [String: PlistValue] = [:]
+        var values: PlistDictionary = [:]
         for (key, value) in defaults {
             do throws(PreferencesError) {
                 values[key] = try AnyPlistConversion.plistValue(value, at: key)

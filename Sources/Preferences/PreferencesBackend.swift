@@ -32,11 +32,11 @@ package protocol PreferencesBackend: AnyObject, Sendable, CustomStringConvertibl
 
     /// A domain's stored keys and values, or `nil` when it does not exist.
     /// - Throws: ``PrefsAccessError`` when the domain's storage cannot be read.
-    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]?
+    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> PlistDictionary?
 
     /// Replaces a writable domain's contents; an empty dictionary removes the domain.
     /// - Throws: ``PrefsAccessError`` when the write is refused.
-    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsAccessError)
+    func setPersistentDomain(_ values: PlistDictionary, for domain: DomainID) throws(PrefsAccessError)
 
     /// Explains a key's effective value in a search list: the winning layer and file, the shadowed values, and the
     /// layers that could not be read.

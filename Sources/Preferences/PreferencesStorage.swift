@@ -47,7 +47,7 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
         let diagnostics: @Sendable (PreferencesError) -> Void
         private let backend = Mutex<(any PreferencesBackend)?>(nil)
         /// Volatile domains by name (``Preferences/setVolatileDomain(_:forName:)``): kept, never searched.
-        let volatileDomains = Mutex<[String: [String: PlistValue]]>([:])
+        let volatileDomains = Mutex<[String: PlistDictionary]>([:])
 
         init(kind: Kind, flushDelay: Duration, diagnostics: @escaping @Sendable (PreferencesError) -> Void) {
             self.kind = kind
@@ -207,7 +207,7 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     /// - Throws: ``PreferencesError`` with code `invalidName` for a bad domain name, `storeUnavailable` when this
     ///   storage keeps files (their contents only come from the files).
     public func setContents(
-        _ values: [String: PlistValue], ofDomain name: String, scope: PreferenceScope = .user
+        _ values: PlistDictionary, ofDomain name: String, scope: PreferenceScope = .user
     ) throws(PreferencesError) {
         let domain = try Preferences.domainName(name)
         guard isInMemory else {

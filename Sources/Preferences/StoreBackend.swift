@@ -27,7 +27,7 @@ final class StoreBackend: PreferencesBackend {
         try access.update(key: key, in: domain, transform).value
     }
 
-    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+    func persistentDomain(_ domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
         do {
             return try engine.persistentDomain(domain)
         } catch {
@@ -35,7 +35,7 @@ final class StoreBackend: PreferencesBackend {
         }
     }
 
-    func setPersistentDomain(_ values: [String: PlistValue], for domain: DomainID) throws(PrefsAccessError) {
+    func setPersistentDomain(_ values: PlistDictionary, for domain: DomainID) throws(PrefsAccessError) {
         try access.replaceValues(of: domain, with: values)
     }
 

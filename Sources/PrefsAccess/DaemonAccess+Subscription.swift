@@ -9,17 +9,16 @@ package enum DomainEvent: Sendable {
     /// Changes, each with the domain's sequence number after it.
     case changes([ChangeEvent])
     /// The domain's values and sequence number now; the changes in between were coalesced away.
-    case resync(values: [String: PlistValue], sequence: UInt64)
+    case resync(values: PlistDictionary, sequence: UInt64)
 }
 
 /// Subscriptions to several domains on one connection of their own, read by one thread.
 package final class DomainSubscription: Sendable {
     /// Each domain's values and sequence number when the subscription began, in the order of the domains.
-    package let snapshots: [(values: [String: PlistValue], sequence: UInt64)]
+    package let snapshots: [(values: PlistDictionary, sequence: UInt64)]
     private let subscription: PrefsBlockingClient.Subscription
 
-    init(snapshots: [(values: [String: PlistValue], sequence: UInt64)], subscription: PrefsBlockingClient.Subscription)
-    {
+    init(snapshots: [(values: PlistDictionary, sequence: UInt64)], subscription: PrefsBlockingClient.Subscription) {
         self.snapshots = snapshots
         self.subscription = subscription
     }

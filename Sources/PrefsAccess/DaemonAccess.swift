@@ -79,12 +79,12 @@ package final class DaemonAccess: DomainAccess {
 
     // MARK: DomainAccess
 
-    package func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+    package func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
         try read(domain).values
     }
 
     /// A domain's values (`nil` when it does not exist) and version, consistent with each other.
-    func read(_ domain: DomainID) throws(PrefsAccessError) -> (values: [String: PlistValue]?, version: UInt64) {
+    func read(_ domain: DomainID) throws(PrefsAccessError) -> (values: PlistDictionary?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
         if let found = try readIfPresent(wire) { return (found.values.isEmpty ? nil : found.values, found.version) }
         // No domain: its version comes from `get`, and a second read proves it was still absent at that version
@@ -97,7 +97,7 @@ package final class DaemonAccess: DomainAccess {
 
     private func readIfPresent(
         _ wire: WireDomain
-    ) throws(PrefsAccessError) -> (values: [String: PlistValue], version: UInt64)? {
+    ) throws(PrefsAccessError) -> (values: PlistDictionary, version: UInt64)? {
         let result: WireResult
         do throws(PrefsAccessError) {
             result = try send(.readDomain(wire))
@@ -121,44 +121,46 @@ package final class DaemonAccess: DomainAccess {
     }
 
     @discardableResult
-    package func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
+    package func setValues(_ changes: [PlistKey: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
         try setValues(changes, in: domain, expectedVersion: nil)
     }
 
     /// Sets and removes keys, optionally only if the domain is still at `expectedVersion`.
     func setValues(
-        _ changes: [String: PlistValue?], in domain: DomainID, expectedVersion: UInt64?
+        _ changes: [PlistKey: PlistValue?], in domain: DomainID, expectedVersion: UInt64?
     ) throws(PrefsAccessError) -> UInt64 {
-        var values: [String: PlistValue] = [:]
-        var removeKeys: [String] = []
+        var values: PlistDictionary = [:]
+        var removeKeys: [PlistKey] = []
         for (key, value) in changes {
             if let value { values[key] = value } else { removeKeys.append(key) }
         }
         let result = try send(
             .setMany(
-                try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted(),
+                try Self.wireDomain(domain), values: values, removeKeys: removeKeys.sorted().map(\.string),
                 expectedVersion: expectedVersion))
         return try Self.version(of: result)
     }
 
     @discardableResult
     package func replaceValues(
-        of domain: DomainID, with values: [String: PlistValue]
+        of domain: DomainID, with values: PlistDictionary
     ) throws(PrefsAccessError) -> UInt64 {
         let result = try send(.writeDomain(try Self.wireDomain(domain), values: values, expectedVersion: nil))
         return try Self.version(of: result)
     }
 
     package func update<Outcome>(
-        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
         try retryingConflicts(in: domain, maxAttempts: maxAttempts) { () throws(PrefsAccessError) in
             let (found, version) = try read(domain)
             let base = found ?? [:]
             var values = base
             let outcome = body(&values)
-            var changes: [String: PlistValue?] = [:]
-            for (key, value) in PreferencesStore.changes(from: base, to: values) { changes[key] = .some(value) }
+            var changes: [PlistKey: PlistValue?] = [:]
+            for (key, value) in PreferencesStore.changes(from: base, to: values) {
+                changes[PlistKey(key)] = .some(value)
+            }
             if changes.isEmpty { return (outcome, version) }
             return (outcome, try setValues(changes, in: domain, expectedVersion: version))
         }
@@ -223,7 +225,7 @@ package final class DaemonAccess: DomainAccess {
 
     package func observe(
         _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
-    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue]) {
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: PlistDictionary) {
         let wire = try Self.wireDomain(domain)
         let filter = WireSubscriptionFilter(.domain(wire), keys: key.map { .key($0) } ?? .all)
         let subscription = try client().subscribeOrThrow([filter], startsReading: true) { _, event in

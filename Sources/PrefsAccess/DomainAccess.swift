@@ -17,7 +17,7 @@ package protocol DomainAccess: AnyObject, Sendable {
     /// A domain's keys and values, or `nil` when the domain does not exist.
     /// - Throws: ``PrefsAccessError``: `.corrupt` when its file is not a property-list dictionary (on the files),
     ///   `.unavailable`, `.ioFailure`.
-    func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]?
+    func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary?
 
     /// Sets or removes one key of a domain.
     /// - Parameters:
@@ -36,13 +36,13 @@ package protocol DomainAccess: AnyObject, Sendable {
     /// - Returns: The domain's version (sequence number) afterwards.
     /// - Throws: ``PrefsAccessError``; nothing changes, except with `.outcomeUnknown`.
     @discardableResult
-    func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64
+    func setValues(_ changes: [PlistKey: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64
 
     /// Replaces a domain's contents; empty values remove the domain and its file.
     /// - Returns: The domain's version afterwards.
     /// - Throws: ``PrefsAccessError``; nothing changes, except with `.outcomeUnknown`.
     @discardableResult
-    func replaceValues(of domain: DomainID, with values: [String: PlistValue]) throws(PrefsAccessError) -> UInt64
+    func replaceValues(of domain: DomainID, with values: PlistDictionary) throws(PrefsAccessError) -> UInt64
 
     /// Changes a domain atomically: `body` edits the domain as it is now, and the edit is committed only if no other
     /// writer changed the domain in between; otherwise the domain is read again and `body` runs again.
@@ -60,7 +60,7 @@ package protocol DomainAccess: AnyObject, Sendable {
     ///   prefsd received the write but its answer was lost (it may or may not have been applied, and it is not
     ///   retried); the errors of ``setValues(_:in:)``.
     func update<Outcome>(
-        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64)
 
     /// Changes one key atomically: `transform` gets the key's value (`nil` when absent) and returns the new one
@@ -89,7 +89,7 @@ package protocol DomainAccess: AnyObject, Sendable {
     /// - Returns: The observation, and the observed values at the moment it began (the first batch follows them).
     func observe(
         _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
-    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue])
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: PlistDictionary)
 
     /// Makes every change durable and reads in other processes' changes.
     func synchronize() throws(PrefsAccessError)
@@ -101,7 +101,7 @@ package protocol DomainAccess: AnyObject, Sendable {
 extension DomainAccess {
     /// ``update(_:maxAttempts:_:)`` with the default number of attempts.
     package func update<Outcome>(
-        _ domain: DomainID, _ body: (inout [String: PlistValue]) -> Outcome
+        _ domain: DomainID, _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
         try update(domain, maxAttempts: PreferencesStore.defaultUpdateAttempts, body)
     }

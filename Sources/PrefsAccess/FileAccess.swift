@@ -33,7 +33,7 @@ package final class FileAccess: DomainAccess {
         .files(directory: store.isInMemory ? "memory" : store.paths.preferencesDirectory)
     }
 
-    package func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+    package func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
         do {
             let values = try store.persistentDomain(domain)
             return values?.isEmpty == false ? values : nil
@@ -54,7 +54,7 @@ package final class FileAccess: DomainAccess {
     }
 
     @discardableResult
-    package func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
+    package func setValues(_ changes: [PlistKey: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
         do {
             return try store.setMany(changes, in: domain)
         } catch {
@@ -64,7 +64,7 @@ package final class FileAccess: DomainAccess {
 
     @discardableResult
     package func replaceValues(
-        of domain: DomainID, with values: [String: PlistValue]
+        of domain: DomainID, with values: PlistDictionary
     ) throws(PrefsAccessError) -> UInt64 {
         do {
             return try store.setPersistentDomain(values, for: domain)
@@ -74,7 +74,7 @@ package final class FileAccess: DomainAccess {
     }
 
     package func update<Outcome>(
-        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
         do {
             let (outcome, sequence) = try store.update(domain, maxAttempts: maxAttempts, body)
@@ -110,7 +110,7 @@ package final class FileAccess: DomainAccess {
 
     package func observe(
         _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
-    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue]) {
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: PlistDictionary) {
         let filter = key.map { ChangeFilter.key($0, in: domain) } ?? .domain(domain)
         let subscription = store.subscribe(filter, handler: handler)
         return (subscription.token, subscription.snapshot.values)

@@ -74,7 +74,7 @@ public final class PrefsBlockingClient: Sendable {
             _ descriptor: Int32, _ decoder: inout WireFrameDecoder, timeout: Duration?
         ) throws(PrefsClientError) -> WireServerMessage {
             while true {
-                let frame: [String: PlistValue]?
+                let frame: PlistDictionary?
                 do {
                     frame = try decoder.nextFrame()
                 } catch {

@@ -11,7 +11,7 @@ import PrefsWire
 ///
 /// Everything here runs on the connection's event loop. Store callbacks (change events) hop onto it first.
 final class ConnectionHandler: ChannelDuplexHandler {
-    typealias InboundIn = [String: PlistValue]
+    typealias InboundIn = PlistDictionary
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -289,7 +289,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func writeFrame(_ dictionary: [String: PlistValue], context: ChannelHandlerContext) throws(PrefsWireError) {
+    private func writeFrame(_ dictionary: PlistDictionary, context: ChannelHandlerContext) throws(PrefsWireError) {
         let payload: [UInt8]
         if let flat = FlatReplyEncoder.encode(dictionary), flat.count <= shared.limits.maxFrameBytes {
             payload = flat

@@ -39,7 +39,7 @@ public struct DaemonSettings: Sendable {
 
     /// Reads the settings from the effective values of the `prefsd` domain.
     /// - Parameter values: The effective values (for tests); read from `paths` by ``load(paths:)``.
-    public init(values: [String: PlistValue]) {
+    public init(values: PlistDictionary) {
         if let value = values["FlushDelay"] {
             if let seconds = Self.seconds(value), seconds >= 0.001, seconds <= 3600 {
                 flushDelay = .milliseconds(Int64((seconds * 1000).rounded()))

@@ -10,7 +10,7 @@ import PrefsWire
 /// writer.
 enum FlatReplyEncoder {
     /// The payload for `dictionary`, or `nil` when a value is not flat (or a string is not ASCII).
-    static func encode(_ dictionary: [String: PlistValue]) -> [UInt8]? {
+    static func encode(_ dictionary: PlistDictionary) -> [UInt8]? {
         encode(keys: dictionary.keys, values: dictionary.values, count: dictionary.count)
     }
 

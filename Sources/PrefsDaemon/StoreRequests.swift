@@ -39,9 +39,9 @@ struct StoreRequests: Sendable {
                 })
         case .setMany(let wireDomain, let values, let removeKeys, let expectedVersion):
             let domain = try wireDomain.domainID()
-            var changes: [String: PlistValue?] = [:]
-            for (key, value) in values { changes[key] = .some(value) }
-            for key in removeKeys { changes[key] = .some(nil) }
+            var changes: [PlistKey: PlistValue?] = [:]
+            for (key, value) in values.storage { changes[key] = .some(value) }
+            for key in removeKeys { changes[PlistKey(key)] = .some(nil) }
             return .setMany(
                 version: try mapErrors(domain) { () throws(PrefsStoreError) in
                     try store.setMany(changes, in: domain, origin: origin, expectedSequence: expectedVersion)

@@ -7,7 +7,7 @@ import PrefsWire
 /// A frame's length is checked as soon as its four bytes arrive, so an oversized frame fails before its payload
 /// is buffered. Errors are ``PrefsWireError``s; the connection handler answers them with a `closing` event.
 struct WireFrameChannelDecoder: ByteToMessageDecoder {
-    typealias InboundOut = [String: PlistValue]
+    typealias InboundOut = PlistDictionary
 
     let limits: WireLimits
 

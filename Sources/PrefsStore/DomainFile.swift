@@ -8,7 +8,7 @@ enum DomainFile {
         /// There is no file: the domain is empty.
         case missing
         /// The file's dictionary and identity.
-        case values([String: PlistValue], FileIdentity)
+        case values(PlistDictionary, FileIdentity)
         /// The file cannot be used. `isCorrupt` is true when it is not a property-list dictionary (it may then be
         /// set aside before a write); false when it could not be read at all (it is then left alone).
         case broken(PrefsStoreError, FileIdentity?, isCorrupt: Bool)
@@ -72,7 +72,7 @@ enum DomainFile {
     /// Decodes a domain file's bytes; an empty file is an empty domain.
     static func decode(
         _ bytes: [UInt8], path: String, domain: DomainID, codec: StoreCodec, limits: StoreLimits
-    ) -> Result<[String: PlistValue], PrefsStoreError> {
+    ) -> Result<PlistDictionary, PrefsStoreError> {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .success([:]) }
         let plistLimits = PlistLimits(
             maxInputBytes: limits.maxDomainBytes, maxDepth: limits.maxDepth + 1,

@@ -51,7 +51,7 @@ struct DomainState {
 
     /// A whole-domain replacement (`setPersistentDomain`, `removePersistentDomain`) not yet written.
     struct PendingReplacement {
-        var values: [String: PlistValue]
+        var values: PlistDictionary
         var serial: UInt64
     }
 
@@ -75,9 +75,9 @@ struct DomainState {
     let locationError: PrefsStoreError?
 
     /// What reads see: ``disk`` (or ``replacement``) with ``pending`` applied.
-    var values: [String: PlistValue] = [:]
+    var values: PlistDictionary = [:]
     /// The file's dictionary as last read or written (empty when the file is missing or broken).
-    var disk: [String: PlistValue] = [:]
+    var disk: PlistDictionary = [:]
     /// The identity of the file ``disk`` came from; `nil` when there is no file.
     var identity: FileIdentity?
     /// Why the file could not be used; reads then skip it.
@@ -85,7 +85,7 @@ struct DomainState {
     /// Whether ``issue`` is a corrupt file, which the next write sets aside.
     var issueIsCorrupt = false
 
-    var pending: [String: PendingChange] = [:]
+    var pending: [PlistKey: PendingChange] = [:]
     var replacement: PendingReplacement?
     var nextSerial: UInt64 = 1
     /// The per-domain event counter.
@@ -119,7 +119,7 @@ struct DomainState {
     var hasUnwrittenChanges: Bool { !pending.isEmpty || replacement != nil }
 
     /// The merge reads see: the replacement or the file, with the pending key changes on top.
-    func mergedValues() -> [String: PlistValue] {
+    func mergedValues() -> PlistDictionary {
         var merged = replacement?.values ?? disk
         for (key, change) in pending { merged[key] = change.resolved(on: merged[key]) }
         return merged

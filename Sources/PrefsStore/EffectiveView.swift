@@ -13,10 +13,10 @@ public final class EffectiveView: Sendable {
     public let store: PreferencesStore
     /// Where each layer of ``searchList`` lives in the store, in search order.
     let slots: [StoreState.LayerSlot]
-    private let merged: Mutex<[String: PlistValue]>
+    private let merged: Mutex<PlistDictionary>
     private let versionCounter = Atomic<UInt64>(0)
 
-    init(searchList: SearchList, store: PreferencesStore, slots: [StoreState.LayerSlot], merged: [String: PlistValue]) {
+    init(searchList: SearchList, store: PreferencesStore, slots: [StoreState.LayerSlot], merged: PlistDictionary) {
         self.searchList = searchList
         self.store = store
         self.slots = slots
@@ -34,7 +34,7 @@ public final class EffectiveView: Sendable {
     }
 
     /// Every effective key and value.
-    public var values: [String: PlistValue] {
+    public var values: PlistDictionary {
         merged.withLock { $0 }
     }
 
@@ -49,20 +49,21 @@ public final class EffectiveView: Sendable {
     }
 
     /// The values and version together, consistent with each other.
-    func snapshot() -> (values: [String: PlistValue], version: UInt64) {
+    func snapshot() -> (values: PlistDictionary, version: UInt64) {
         merged.withLock { ($0, versionCounter.load(ordering: .relaxed)) }
     }
 
     /// Sets one effective value; returns the old value and the new version, or `nil` when nothing changed.
     func update(key: String, to value: PlistValue?) -> (old: PlistValue?, version: UInt64)? {
         merged.withLock { merged -> (old: PlistValue?, version: UInt64)? in
-            let index = merged.index(forKey: key)
-            let old = index.map { merged.values[$0] }
+            let exactKey = PlistKey(key)
+            let index = merged.storage.index(forKey: exactKey)
+            let old = index.map { merged.storage.values[$0] }
             guard old != value else { return nil }
             switch (index, value) {
-            case (let index?, let value?): merged.values[index] = value
-            case (let index?, nil): merged.remove(at: index)
-            case (nil, let value?): merged[key] = value
+            case (let index?, let value?): merged.storage.values[index] = value
+            case (let index?, nil): merged.storage.remove(at: index)
+            case (nil, let value?): merged.storage[exactKey] = value
             case (nil, nil): break
             }
             let version = versionCounter.add(1, ordering: .releasing).newValue

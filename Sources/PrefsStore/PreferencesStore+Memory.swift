@@ -34,7 +34,7 @@ extension PreferencesStore {
     /// - Throws: ``PrefsStoreError`` with code `.unavailable` when the store keeps its domains in files, whose
     ///   contents only their files define.
     public func setStoredContents(
-        _ values: [String: PlistValue], of domain: DomainID, origin: ChangeOrigin = .external
+        _ values: PlistDictionary, of domain: DomainID, origin: ChangeOrigin = .external
     ) throws(PrefsStoreError) {
         guard isInMemory else {
             throw PrefsStoreError(

@@ -33,7 +33,7 @@ extension PreferencesStore {
             state.nextObserverID += 1
             state.observers[id] = StoreState.Observer(filter: filter, handler: handler, flag: flag, view: view)
             state.observersByTarget[filter.target, default: []].append(id)
-            var values: [String: PlistValue]
+            var values: PlistDictionary
             let sequence: UInt64
             var layerSequences: [DomainID: UInt64] = [:]
             if let view {

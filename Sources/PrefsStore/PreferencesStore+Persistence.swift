@@ -169,7 +169,7 @@ extension PreferencesStore {
     ///   had to be read again because it was not the version the store knew (so other writers' changes are in).
     private func write(
         _ plan: StoreState.FlushPlan, lockHeld: Bool
-    ) throws(PrefsStoreError) -> (written: [String: PlistValue], identity: FileIdentity?, readOtherWriters: Bool) {
+    ) throws(PrefsStoreError) -> (written: PlistDictionary, identity: FileIdentity?, readOtherWriters: Bool) {
         let id = plan.id
         let location = try paths.location(of: id)
         let lock = lockHeld ? nil : try lockDomain(id)
@@ -177,7 +177,7 @@ extension PreferencesStore {
         if plan.checkStaleTemporaryFiles { DomainFile.removeStaleTemporaryFiles(of: location) }
 
         // Another process may have written since this store last read the file: start from what is there now.
-        var onDisk: [String: PlistValue] = [:]
+        var onDisk: PlistDictionary = [:]
         var currentIdentity: FileIdentity?
         do {
             currentIdentity = try FileSystem.identity(of: location.path)
@@ -264,7 +264,7 @@ extension PreferencesStore {
     }
 
     private func encode(
-        _ values: [String: PlistValue], domain: DomainID, path: String
+        _ values: PlistDictionary, domain: DomainID, path: String
     ) throws(PrefsStoreError) -> [UInt8] {
         let bytes: [UInt8]
         do {

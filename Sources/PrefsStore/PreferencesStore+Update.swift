@@ -29,7 +29,7 @@ extension PreferencesStore {
     @discardableResult
     public func update<Outcome>(
         _ domain: DomainID, origin: ChangeOrigin = .thisProcess, maxAttempts: Int = defaultUpdateAttempts,
-        _ body: (inout [String: PlistValue]) -> Outcome
+        _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsStoreError) -> (outcome: Outcome, sequence: UInt64) {
         try checkWritable(domain)
         let slot = loadDomain(domain)
@@ -150,12 +150,12 @@ extension PreferencesStore {
 
     /// The key changes that turn `old` into `new`, sorted by key.
     package static func changes(
-        from old: [String: PlistValue], to new: [String: PlistValue]
+        from old: PlistDictionary, to new: PlistDictionary
     ) -> [(key: String, value: PlistValue?)] {
         var changes: [(key: String, value: PlistValue?)] = []
         for (key, value) in new where old[key] != value { changes.append((key, value)) }
         for key in old.keys where new[key] == nil { changes.append((key, nil)) }
-        return changes.sorted { $0.key < $1.key }
+        return changes.sorted { PlistKey($0.key) < PlistKey($1.key) }
     }
 }
 

@@ -86,7 +86,7 @@ public final class PreferencesStore: Sendable {
     /// A domain's keys and values, or `nil` when it has no values and no file (or its removal is pending).
     /// - Throws: ``PrefsStoreError`` (`.corruptFile`, `.ioFailure`, `.limitExceeded`, `.unavailable`) when the
     ///   domain's file exists but cannot be used and this process has no changes on top of it.
-    public func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> [String: PlistValue]? {
+    public func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> PlistDictionary? {
         let slot = loadDomain(domain)
         let (values, issue, exists) = state.withLock { state in
             // A pending removal counts as no domain, as after the write.
@@ -204,12 +204,12 @@ public final class PreferencesStore: Sendable {
     ///   throws.
     @discardableResult
     public func setMany(
-        _ changes: [String: PlistValue?], in domain: DomainID, origin: ChangeOrigin = .thisProcess,
+        _ changes: [PlistKey: PlistValue?], in domain: DomainID, origin: ChangeOrigin = .thisProcess,
         expectedSequence: UInt64? = nil
     ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
-        for (key, value) in changes { try checkKey(key, value: value, in: domain) }
-        let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        for (key, value) in changes { try checkKey(key.string, value: value, in: domain) }
+        let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key.string, value: $0.value) }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
             try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
@@ -247,7 +247,7 @@ public final class PreferencesStore: Sendable {
     /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``.
     @discardableResult
     public func setPersistentDomain(
-        _ values: [String: PlistValue], for domain: DomainID, origin: ChangeOrigin = .thisProcess,
+        _ values: PlistDictionary, for domain: DomainID, origin: ChangeOrigin = .thisProcess,
         expectedSequence: UInt64? = nil
     ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
@@ -286,7 +286,7 @@ public final class PreferencesStore: Sendable {
     /// Adds defaults to this store's registration layer, searched last; they are never written.
     ///
     /// A key registered again takes the new value.
-    public func register(defaults: [String: PlistValue]) {
+    public func register(defaults: PlistDictionary) {
         let deliver = state.withLock { state in
             state.register(defaults)
             return state.endBatch()
@@ -295,7 +295,7 @@ public final class PreferencesStore: Sendable {
     }
 
     /// The defaults registered with ``register(defaults:)``.
-    public var registeredDefaults: [String: PlistValue] {
+    public var registeredDefaults: PlistDictionary {
         state.withLock { $0.registered }
     }
 
@@ -303,7 +303,7 @@ public final class PreferencesStore: Sendable {
     ///
     /// `Preferences.parseArguments(_:)`, in the `Preferences` module, turns `-key value` command-line pairs into such
     /// a dictionary.
-    public func setArgumentDomain(_ values: [String: PlistValue]) {
+    public func setArgumentDomain(_ values: PlistDictionary) {
         let deliver = state.withLock { state in
             state.setArguments(values)
             return state.endBatch()
@@ -312,7 +312,7 @@ public final class PreferencesStore: Sendable {
     }
 
     /// The volatile argument domain.
-    public var argumentDomain: [String: PlistValue] {
+    public var argumentDomain: PlistDictionary {
         state.withLock { $0.arguments }
     }
 

@@ -37,8 +37,8 @@ struct StoreState {
     var slots: [DomainID: Int] = [:]
     /// The slot ``slot(of:)`` found last.
     var recentSlot: Int?
-    var registered: [String: PlistValue] = [:]
-    var arguments: [String: PlistValue] = [:]
+    var registered: PlistDictionary = [:]
+    var arguments: PlistDictionary = [:]
 
     var views: [SearchList: WeakView] = [:]
     /// The count of released views when their links were last dropped.
@@ -98,8 +98,9 @@ struct StoreState {
     mutating func setValue(
         _ value: PlistValue?, forKey key: String, slot: Int, origin: ChangeOrigin, maxDomainBytes: Int
     ) -> SetResult {
-        let index = domains[slot].values.index(forKey: key)
-        let old = index.map { domains[slot].values.values[$0] }
+        let exactKey = PlistKey(key)
+        let index = domains[slot].values.storage.index(forKey: exactKey)
+        let old = index.map { domains[slot].values.storage.values[$0] }
         var delta = 0
         switch (old, value) {
         case (nil, nil): break
@@ -112,11 +113,11 @@ struct StoreState {
         }
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial)
+        domains[slot].pending[exactKey] = DomainState.PendingChange(value: value, serial: serial)
         switch (index, value) {
-        case (let index?, let value?): domains[slot].values.values[index] = value
-        case (let index?, nil): domains[slot].values.remove(at: index)
-        case (nil, let value?): domains[slot].values[key] = value
+        case (let index?, let value?): domains[slot].values.storage.values[index] = value
+        case (let index?, nil): domains[slot].values.storage.remove(at: index)
+        case (nil, let value?): domains[slot].values.storage[exactKey] = value
         case (nil, nil): break
         }
         domains[slot].estimatedSize += delta
@@ -132,7 +133,7 @@ struct StoreState {
         for (key, value) in changes {
             let serial = domains[slot].nextSerial
             domains[slot].nextSerial &+= 1
-            domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial)
+            domains[slot].pending[PlistKey(key)] = DomainState.PendingChange(value: value, serial: serial)
             let old = domains[slot].values.updateValue(forKey: key, to: value)
             if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
         }
@@ -149,12 +150,13 @@ struct StoreState {
     ) -> Bool {
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        if domains[slot].pending[key] != nil {
+        let exactKey = PlistKey(key)
+        if domains[slot].pending[exactKey] != nil {
             // In place: a copy of the change would copy its list of updates on every append.
-            domains[slot].pending[key]!.updates.append(update)
-            domains[slot].pending[key]!.serial = serial
+            domains[slot].pending[exactKey]!.updates.append(update)
+            domains[slot].pending[exactKey]!.serial = serial
         } else {
-            domains[slot].pending[key] = DomainState.PendingChange(update: update, serial: serial)
+            domains[slot].pending[exactKey] = DomainState.PendingChange(update: update, serial: serial)
         }
         let old = domains[slot].values.updateValue(forKey: key, to: value)
         if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
@@ -164,7 +166,7 @@ struct StoreState {
 
     /// Replaces a domain's contents with a value set in this process.
     /// - Returns: Whether the worker must be woken for an earlier flush.
-    mutating func applyReplacement(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) -> Bool {
+    mutating func applyReplacement(_ values: PlistDictionary, slot: Int, origin: ChangeOrigin) -> Bool {
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
         domains[slot].replacement = DomainState.PendingReplacement(values: values, serial: serial)
@@ -188,20 +190,20 @@ struct StoreState {
 
     /// Sets what a domain's storage holds (an in-memory store's contents), keeping this process's unwritten changes
     /// on top, as a re-read file does.
-    mutating func applyStoredValues(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) {
+    mutating func applyStoredValues(_ values: PlistDictionary, slot: Int, origin: ChangeOrigin) {
         domains[slot].disk = values
         replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
     }
 
     /// Sets a domain's values and records an event for every key that differs.
-    private mutating func replaceValues(slot: Int, with newValues: [String: PlistValue], origin: ChangeOrigin) {
+    private mutating func replaceValues(slot: Int, with newValues: PlistDictionary, origin: ChangeOrigin) {
         let oldValues = domains[slot].values
         domains[slot].values = newValues
         domains[slot].recomputeEstimatedSize()
         var changedKeys: [String] = []
         for (key, value) in newValues where oldValues[key] != value { changedKeys.append(key) }
         for key in oldValues.keys where newValues[key] == nil { changedKeys.append(key) }
-        for key in changedKeys.sorted() {
+        for key in changedKeys.sorted(by: { PlistKey($0) < PlistKey($1) }) {
             recordChange(slot: slot, key: key, old: oldValues[key], new: newValues[key], origin: origin)
         }
     }
@@ -264,10 +266,10 @@ struct StoreState {
     struct FlushPlan {
         var slot: Int
         var id: DomainID
-        var pending: [String: DomainState.PendingChange]
+        var pending: [PlistKey: DomainState.PendingChange]
         var replacement: DomainState.PendingReplacement?
         var knownIdentity: FileIdentity?
-        var knownDisk: [String: PlistValue]
+        var knownDisk: PlistDictionary
         var knownIssue: PrefsStoreError?
         var checkStaleTemporaryFiles: Bool
     }
@@ -290,7 +292,7 @@ struct StoreState {
     /// holds what the store knew plus this store's changes, which is what reads already see: the values need no
     /// update, which spares large domains a comparison of every key.
     mutating func completeFlush(
-        _ plan: FlushPlan, written: [String: PlistValue], identity: FileIdentity?, readOtherWriters: Bool
+        _ plan: FlushPlan, written: PlistDictionary, identity: FileIdentity?, readOtherWriters: Bool
     ) {
         let slot = plan.slot
         domains[slot].disk = written
@@ -327,7 +329,7 @@ struct StoreState {
     // MARK: Volatile layers
 
     /// Merges registered defaults (a key registered again takes the new value).
-    mutating func register(_ defaults: [String: PlistValue]) {
+    mutating func register(_ defaults: PlistDictionary) {
         for (key, value) in defaults.sorted(by: { $0.key < $1.key }) {
             let old = registered.updateValue(value, forKey: key)
             if old != value { volatileLayerChanged(.registered, key: key, new: value) }
@@ -335,11 +337,11 @@ struct StoreState {
     }
 
     /// Replaces the argument domain.
-    mutating func setArguments(_ values: [String: PlistValue]) {
+    mutating func setArguments(_ values: PlistDictionary) {
         let old = arguments
         arguments = values
-        let keys = Set(old.keys).union(values.keys).filter { old[$0] != values[$0] }.sorted()
-        for key in keys { volatileLayerChanged(.arguments, key: key, new: values[key]) }
+        let keys = Set(old.storage.keys).union(values.storage.keys).filter { old[$0] != values[$0] }.sorted()
+        for key in keys { volatileLayerChanged(.arguments, key: key.string, new: values[key]) }
     }
 
     private mutating func volatileLayerChanged(_ layer: LayerSlot, key: String, new: PlistValue?) {
@@ -412,7 +414,7 @@ struct StoreState {
     }
 
     /// A layer's values.
-    func values(in slot: LayerSlot) -> [String: PlistValue] {
+    func values(in slot: LayerSlot) -> PlistDictionary {
         switch slot {
         case .domain(let index): domains[index].values
         case .arguments: arguments
@@ -421,8 +423,8 @@ struct StoreState {
     }
 
     /// The merge of a view's layers, for a new view: lower layers first, higher ones overwrite.
-    func mergedValues(of slots: [LayerSlot]) -> [String: PlistValue] {
-        var merged: [String: PlistValue] = [:]
+    func mergedValues(of slots: [LayerSlot]) -> PlistDictionary {
+        var merged: PlistDictionary = [:]
         for slot in slots.reversed() {
             merged.merge(values(in: slot)) { _, higher in higher }
         }
@@ -461,9 +463,9 @@ struct StoreState {
     }
 }
 
-extension Dictionary {
+extension PlistDictionary {
     /// Sets or removes a value, returning the previous one.
-    fileprivate mutating func updateValue(forKey key: Key, to value: Value?) -> Value? {
+    fileprivate mutating func updateValue(forKey key: String, to value: PlistValue?) -> PlistValue? {
         if let value { return updateValue(value, forKey: key) }
         return removeValue(forKey: key)
     }

@@ -33,7 +33,7 @@ public struct WireChange: Sendable, Hashable {
         self.sequence = sequence
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         domain.encode(into: &dictionary)
         dictionary["key"] = .string(key)
         dictionary.setIfPresent("old", old)

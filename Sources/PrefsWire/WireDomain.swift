@@ -46,7 +46,7 @@ public struct WireDomain: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Adds the `domain`, `byHost` and `scope` fields to a message; defaults are left out.
-    func encode(into dictionary: inout [String: PlistValue], nameField: String = "domain") {
+    func encode(into dictionary: inout PlistDictionary, nameField: String = "domain") {
         dictionary[nameField] = .string(name)
         if byHost { dictionary["byHost"] = .bool(true) }
         if scope != .user { dictionary["scope"] = .string(scope.rawValue) }

@@ -110,8 +110,8 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension WireError {
     /// The error as the `error` dictionary of a reply or `closing` event.
-    public var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = ["code": .string(code.rawValue), "message": .string(message)]
+    public var dictionary: PlistDictionary {
+        var result: PlistDictionary = ["code": .string(code.rawValue), "message": .string(message)]
         if let field { result["field"] = .string(field) }
         if let limit { result["limit"] = .string(limit.rawValue) }
         if let currentVersion { result["currentVersion"] = .integer(PlistInteger(currentVersion)) }
@@ -127,7 +127,7 @@ extension WireError {
     ///   - dictionary: The error's fields.
     ///   - path: Where the dictionary sits in its message, for error messages.
     /// - Throws: ``WireError`` `badRequest` naming the missing, mistyped or unknown field.
-    public init(dictionary: [String: PlistValue], path: String = "error") throws(WireError) {
+    public init(dictionary: PlistDictionary, path: String = "error") throws(WireError) {
         var fields = WireFields(dictionary, path: path)
         let code = try fields.string("code")
         let message = try fields.string("message")

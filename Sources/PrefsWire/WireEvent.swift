@@ -53,8 +53,8 @@ public enum WireEvent: Sendable, Hashable {
     }
 
     /// The event as the dictionary of a frame.
-    public var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = ["event": .string(kind.rawValue)]
+    public var dictionary: PlistDictionary {
+        var result: PlistDictionary = ["event": .string(kind.rawValue)]
         switch self {
         case .change(let subscription, let change, let origin):
             result["subscription"] = .unsigned(subscription)
@@ -65,7 +65,7 @@ public enum WireEvent: Sendable, Hashable {
             result["origin"] = .dictionary(origin.dictionary)
             result["changes"] = .array(
                 changes.map { change in
-                    var fields: [String: PlistValue] = [:]
+                    var fields: PlistDictionary = [:]
                     change.encode(into: &fields)
                     return .dictionary(fields)
                 })
@@ -81,7 +81,7 @@ public enum WireEvent: Sendable, Hashable {
     /// Reads an event from the dictionary of a frame, strictly.
     /// - Parameter dictionary: The frame's dictionary.
     /// - Throws: ``WireError`` `badRequest` naming the missing, mistyped or unknown field.
-    public init(dictionary: [String: PlistValue]) throws(WireError) {
+    public init(dictionary: PlistDictionary) throws(WireError) {
         var fields = WireFields(dictionary)
         let kindName = try fields.string("event")
         guard let kind = Kind(rawValue: kindName) else {

@@ -6,12 +6,12 @@ import PrefsPlist
 ///
 /// Errors are `badRequest` ``WireError``s whose ``WireError/field`` is the field's path inside the message.
 struct WireFields {
-    private let dictionary: [String: PlistValue]
+    private let dictionary: PlistDictionary
     private let path: String
     /// Names read so far; few per message, so an array beats a set.
     private var readNames: [String] = []
 
-    init(_ dictionary: [String: PlistValue], path: String = "") {
+    init(_ dictionary: PlistDictionary, path: String = "") {
         self.dictionary = dictionary
         self.path = path
     }
@@ -116,7 +116,7 @@ struct WireFields {
 
     // MARK: - Containers
 
-    mutating func optionalDictionary(_ name: String) throws(WireError) -> [String: PlistValue]? {
+    mutating func optionalDictionary(_ name: String) throws(WireError) -> PlistDictionary? {
         guard let value = optionalValue(name) else { return nil }
         guard case .dictionary(let dictionary) = value else {
             throw mistyped(name, value, expected: "a dictionary")
@@ -124,7 +124,7 @@ struct WireFields {
         return dictionary
     }
 
-    mutating func dictionary(_ name: String) throws(WireError) -> [String: PlistValue] {
+    mutating func dictionary(_ name: String) throws(WireError) -> PlistDictionary {
         guard let dictionary = try optionalDictionary(name) else {
             throw WireError.badField(path(of: name), "is missing")
         }
@@ -134,12 +134,12 @@ struct WireFields {
     /// An array whose elements are all dictionaries, each returned with its path for nested reading.
     mutating func optionalDictionaryArray(
         _ name: String
-    ) throws(WireError) -> [(dictionary: [String: PlistValue], path: String)]? {
+    ) throws(WireError) -> [(dictionary: PlistDictionary, path: String)]? {
         guard let value = optionalValue(name) else { return nil }
         guard case .array(let elements) = value else {
             throw mistyped(name, value, expected: "an array of dictionaries")
         }
-        var result: [(dictionary: [String: PlistValue], path: String)] = []
+        var result: [(dictionary: PlistDictionary, path: String)] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             let elementPath = "\(path(of: name))[\(index)]"
@@ -153,7 +153,7 @@ struct WireFields {
 
     mutating func dictionaryArray(
         _ name: String
-    ) throws(WireError) -> [(dictionary: [String: PlistValue], path: String)] {
+    ) throws(WireError) -> [(dictionary: PlistDictionary, path: String)] {
         guard let result = try optionalDictionaryArray(name) else {
             throw WireError.badField(path(of: name), "is missing")
         }
@@ -172,7 +172,7 @@ struct WireFields {
     }
 }
 
-extension Dictionary where Key == String, Value == PlistValue {
+extension PlistDictionary {
     /// Sets `value` under `key` only when it is not `nil`, so optional fields stay absent instead of null.
     mutating func setIfPresent(_ key: String, _ value: PlistValue?) {
         if let value { self[key] = value }

@@ -24,7 +24,7 @@ public enum WireFrame {
     /// - Throws: ``PrefsWireError`` `limitExceeded` naming `maxFrameBytes` when the payload is larger, or
     ///   `unencodable` when the property-list writer fails.
     public static func encode(
-        _ dictionary: [String: PlistValue], maxFrameBytes: Int = WireLimits.default.maxFrameBytes
+        _ dictionary: PlistDictionary, maxFrameBytes: Int = WireLimits.default.maxFrameBytes
     ) throws(PrefsWireError) -> [UInt8] {
         let payload = try encodePayload(dictionary, maxFrameBytes: maxFrameBytes)
         var frame: [UInt8] = []
@@ -41,7 +41,7 @@ public enum WireFrame {
     /// - Returns: The binary property list.
     /// - Throws: ``PrefsWireError`` `limitExceeded` naming `maxFrameBytes`, or `unencodable`.
     public static func encodePayload(
-        _ dictionary: [String: PlistValue], maxFrameBytes: Int = WireLimits.default.maxFrameBytes
+        _ dictionary: PlistDictionary, maxFrameBytes: Int = WireLimits.default.maxFrameBytes
     ) throws(PrefsWireError) -> [UInt8] {
         let payload: [UInt8]
         do {
@@ -113,7 +113,7 @@ public enum WireFrame {
     ///   `limitExceeded` when it is too large, too deep or has too many objects.
     public static func decodePayload(
         _ payload: UnsafeRawBufferPointer, limits: WireLimits = .default
-    ) throws(PrefsWireError) -> [String: PlistValue] {
+    ) throws(PrefsWireError) -> PlistDictionary {
         _ = try checkedPayloadLength(payload.count, limits: limits)
         guard payload.starts(with: binaryPlistMagic) else {
             throw PrefsWireError(.malformedFrame, "frame payload is not a binary property list (no bplist00 header)")

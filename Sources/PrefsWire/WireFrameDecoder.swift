@@ -63,7 +63,7 @@ public struct WireFrameDecoder: Sendable {
     /// - Returns: The frame's message dictionary, or `nil` when no whole frame is buffered.
     /// - Throws: ``PrefsWireError`` `malformedFrame` when the payload is not a binary property list dictionary,
     ///   `limitExceeded` when it is too deep or has too many objects.
-    public mutating func nextFrame() throws(PrefsWireError) -> [String: PlistValue]? {
+    public mutating func nextFrame() throws(PrefsWireError) -> PlistDictionary? {
         if let failure { throw failure }
         guard let length = headerLength(at: readIndex) else { return nil }
         let payloadStart = readIndex + WireFrame.headerLength

@@ -40,7 +40,7 @@ public struct WireHello: Sendable, Hashable {
         return newest
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         dictionary["version"] = .signed(Int64(version))
         if minVersion != version { dictionary["minVersion"] = .signed(Int64(minVersion)) }
         dictionary.setIfPresent("client", client.map(PlistValue.string))

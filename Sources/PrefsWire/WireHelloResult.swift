@@ -22,7 +22,7 @@ public struct WireHelloResult: Sendable, Hashable {
         self.limits = limits
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         dictionary["version"] = .signed(Int64(version))
         dictionary["server"] = .string(server)
         dictionary["limits"] = .dictionary(limits.dictionary)

@@ -92,8 +92,8 @@ public struct WireLimits: Sendable, Hashable {
 
 extension WireLimits {
     /// The limits as the `limits` dictionary of a `hello` reply: each ``WireLimit`` name with its value.
-    public var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = [:]
+    public var dictionary: PlistDictionary {
+        var result: PlistDictionary = [:]
         for limit in WireLimit.allCases {
             result[limit.rawValue] = .integer(PlistInteger(Int64(self[limit])))
         }
@@ -105,7 +105,7 @@ extension WireLimits {
     ///   - dictionary: Every ``WireLimit`` name with a positive integer, and nothing else.
     ///   - path: Where the dictionary sits in its message, for error messages.
     /// - Throws: ``WireError`` `badRequest` naming the missing, mistyped or unknown field.
-    public init(dictionary: [String: PlistValue], path: String = "limits") throws(WireError) {
+    public init(dictionary: PlistDictionary, path: String = "limits") throws(WireError) {
         var fields = WireFields(dictionary, path: path)
         var limits = WireLimits.default
         for limit in WireLimit.allCases {

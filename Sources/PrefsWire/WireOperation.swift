@@ -17,13 +17,13 @@ public enum WireOperation: Sendable, Hashable {
     case set(WireDomain, key: String, value: PlistValue, expectedVersion: UInt64?)
     /// Stores and removes several keys of one domain atomically, producing one event batch. On the wire:
     /// domain fields, `values` (dictionary), `removeKeys` (array of strings), `expectedVersion`.
-    case setMany(WireDomain, values: [String: PlistValue], removeKeys: [String], expectedVersion: UInt64?)
+    case setMany(WireDomain, values: PlistDictionary, removeKeys: [String], expectedVersion: UInt64?)
     /// Removes one key. On the wire: domain fields, `key`, `expectedVersion`.
     case remove(WireDomain, key: String, expectedVersion: UInt64?)
     /// Reads every key of one domain. On the wire: domain fields.
     case readDomain(WireDomain)
     /// Replaces every key of one domain. On the wire: domain fields, `values`, `expectedVersion`.
-    case writeDomain(WireDomain, values: [String: PlistValue], expectedVersion: UInt64?)
+    case writeDomain(WireDomain, values: PlistDictionary, expectedVersion: UInt64?)
     /// Deletes one domain. On the wire: domain fields, `expectedVersion`.
     case removeDomain(WireDomain, expectedVersion: UInt64?)
     /// Lists the domain names of one layer. On the wire: `scope`, `byHost`.
@@ -107,7 +107,7 @@ public enum WireOperation: Sendable, Hashable {
     }
 
     /// Adds the operation's parameter fields (everything but `id` and `op`) to a message.
-    func encodeParameters(into dictionary: inout [String: PlistValue]) {
+    func encodeParameters(into dictionary: inout PlistDictionary) {
         switch self {
         case .hello(let hello):
             hello.encode(into: &dictionary)

@@ -31,14 +31,14 @@ public struct WireOrigin: Sendable, Hashable {
         self.uid = uid
     }
 
-    var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = ["kind": .string(kind.rawValue)]
+    var dictionary: PlistDictionary {
+        var result: PlistDictionary = ["kind": .string(kind.rawValue)]
         result.setIfPresent("pid", pid.map { .signed(Int64($0)) })
         result.setIfPresent("uid", uid.map { .signed(Int64($0)) })
         return result
     }
 
-    init(dictionary: [String: PlistValue], path: String) throws(WireError) {
+    init(dictionary: PlistDictionary, path: String) throws(WireError) {
         var fields = WireFields(dictionary, path: path)
         let kindName = try fields.string("kind")
         guard let kind = Kind(rawValue: kindName) else {

@@ -20,8 +20,8 @@ public struct WireReply: Sendable, Hashable {
     }
 
     /// The reply as the dictionary of a frame.
-    public var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = ["id": .unsigned(id)]
+    public var dictionary: PlistDictionary {
+        var result: PlistDictionary = ["id": .unsigned(id)]
         switch outcome {
         case .success(let value):
             result["op"] = .string(value.operation.rawValue)
@@ -36,7 +36,7 @@ public struct WireReply: Sendable, Hashable {
     /// - Parameter dictionary: The frame's dictionary.
     /// - Throws: ``WireError`` `badRequest` naming the missing, mistyped or unknown field, or `unknownOperation`
     ///   for an `op` this version does not define.
-    public init(dictionary: [String: PlistValue]) throws(WireError) {
+    public init(dictionary: PlistDictionary) throws(WireError) {
         var fields = WireFields(dictionary)
         let id = try fields.uint64("id")
         if let error = try fields.optionalDictionary("error") {

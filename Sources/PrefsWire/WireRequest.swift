@@ -43,8 +43,8 @@ public struct WireRequest: Sendable, Hashable {
     }
 
     /// The request as the dictionary of a frame.
-    public var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = ["id": .unsigned(id), "op": .string(operation.name.rawValue)]
+    public var dictionary: PlistDictionary {
+        var result: PlistDictionary = ["id": .unsigned(id), "op": .string(operation.name.rawValue)]
         operation.encodeParameters(into: &result)
         return result
     }
@@ -53,7 +53,7 @@ public struct WireRequest: Sendable, Hashable {
     /// - Parameter dictionary: The frame's dictionary.
     /// - Throws: ``Rejection`` carrying the `id` when it could be read, and a ``WireError``: `badRequest`
     ///   naming the missing, mistyped or unknown field, or `unknownOperation`.
-    public init(dictionary: [String: PlistValue]) throws(Rejection) {
+    public init(dictionary: PlistDictionary) throws(Rejection) {
         var fields = WireFields(dictionary)
         let id: UInt64
         do throws(WireError) {

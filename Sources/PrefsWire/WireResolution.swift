@@ -59,7 +59,7 @@ public struct WireResolution: Sendable, Hashable {
         self.skipped = skipped
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         if let found {
             dictionary["value"] = found.value
             dictionary["source"] = .dictionary(found.source.dictionary)

@@ -19,7 +19,7 @@ public enum WireResult: Sendable, Hashable {
     /// `remove`: the domain's version after the removal. On the wire: `version`.
     case remove(version: UInt64)
     /// `readDomain`: every key and the domain's version. On the wire: `values`, `version`.
-    case readDomain(values: [String: PlistValue], version: UInt64)
+    case readDomain(values: PlistDictionary, version: UInt64)
     /// `writeDomain`: the domain's version after the write. On the wire: `version`.
     case writeDomain(version: UInt64)
     /// `removeDomain`: the domain's version after the removal. On the wire: `version`.
@@ -54,7 +54,7 @@ public enum WireResult: Sendable, Hashable {
     }
 
     /// Adds the result's fields (everything but `id` and `op`) to a reply.
-    func encodeFields(into dictionary: inout [String: PlistValue]) {
+    func encodeFields(into dictionary: inout PlistDictionary) {
         switch self {
         case .hello(let hello):
             hello.encode(into: &dictionary)

@@ -20,7 +20,7 @@ public struct WireSearchList: Sendable, Hashable {
         self.suites = suites
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         dictionary["app"] = .string(app)
         if !suites.isEmpty { dictionary["suites"] = .strings(suites) }
     }

@@ -8,7 +8,7 @@ public enum WireServerMessage: Sendable, Hashable {
     case event(WireEvent)
 
     /// The message as the dictionary of a frame.
-    public var dictionary: [String: PlistValue] {
+    public var dictionary: PlistDictionary {
         switch self {
         case .reply(let reply): reply.dictionary
         case .event(let event): event.dictionary
@@ -19,7 +19,7 @@ public enum WireServerMessage: Sendable, Hashable {
     /// - Parameter dictionary: The frame's dictionary.
     /// - Throws: ``WireError`` `badRequest` naming the field at fault (including a message with both or neither
     ///   of `id` and `event`), or `unknownOperation`.
-    public init(dictionary: [String: PlistValue]) throws(WireError) {
+    public init(dictionary: PlistDictionary) throws(WireError) {
         switch (dictionary["id"] != nil, dictionary["event"] != nil) {
         case (true, false): self = .reply(try WireReply(dictionary: dictionary))
         case (false, true): self = .event(try WireEvent(dictionary: dictionary))

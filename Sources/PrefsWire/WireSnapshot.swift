@@ -26,7 +26,7 @@ public struct WireSnapshot: Sendable, Hashable {
     }
 
     /// The watched keys and their values (effective values, for an effective subscription).
-    public var values: [String: PlistValue]
+    public var values: PlistDictionary
     /// The sequence number of each domain the values were read from.
     public var sequences: [DomainSequence]
 
@@ -34,7 +34,7 @@ public struct WireSnapshot: Sendable, Hashable {
     /// - Parameters:
     ///   - values: The watched keys and their values.
     ///   - sequences: The sequence number of each domain read.
-    public init(values: [String: PlistValue], sequences: [DomainSequence]) {
+    public init(values: PlistDictionary, sequences: [DomainSequence]) {
         self.values = values
         self.sequences = sequences
     }
@@ -44,11 +44,11 @@ public struct WireSnapshot: Sendable, Hashable {
         sequences.first { $0.domain == domain }?.sequence
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         dictionary["values"] = .dictionary(values)
         dictionary["sequences"] = .array(
             sequences.map { entry in
-                var fields: [String: PlistValue] = ["sequence": .unsigned(entry.sequence)]
+                var fields: PlistDictionary = ["sequence": .unsigned(entry.sequence)]
                 entry.domain.encode(into: &fields)
                 return .dictionary(fields)
             })

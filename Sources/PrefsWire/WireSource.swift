@@ -27,14 +27,14 @@ public struct WireSource: Sendable, Hashable {
         self.path = path
     }
 
-    var dictionary: [String: PlistValue] {
-        var result: [String: PlistValue] = ["layer": .string(layer.rawValue), "domain": .string(domain)]
+    var dictionary: PlistDictionary {
+        var result: PlistDictionary = ["layer": .string(layer.rawValue), "domain": .string(domain)]
         if byHost { result["byHost"] = .bool(true) }
         result.setIfPresent("path", path.map(PlistValue.string))
         return result
     }
 
-    init(dictionary: [String: PlistValue], path fieldPath: String) throws(WireError) {
+    init(dictionary: PlistDictionary, path fieldPath: String) throws(WireError) {
         var fields = WireFields(dictionary, path: fieldPath)
         let layerName = try fields.string("layer")
         guard let layer = WireLayer(rawValue: layerName) else {

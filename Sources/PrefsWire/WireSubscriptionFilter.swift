@@ -48,7 +48,7 @@ public struct WireSubscriptionFilter: Sendable, Hashable {
         self.keys = keys
     }
 
-    func encode(into dictionary: inout [String: PlistValue]) {
+    func encode(into dictionary: inout PlistDictionary) {
         switch target {
         case .domain(let domain): domain.encode(into: &dictionary)
         case .effective(let searchList): searchList.encode(into: &dictionary)

@@ -36,16 +36,16 @@ struct AtomicUpdateTests {
         }
 
         /// What the domain holds once every process ran.
-        func expected(_ count: Int) -> [String: PlistValue] {
+        func expected(_ count: Int) -> PlistDictionary {
             switch self {
             case .arrayAdd:
                 return ["List": .array((0..<count).map { .string("v\($0)") })]
             case .dictAdd:
-                var map: [String: PlistValue] = [:]
+                var map: PlistDictionary = [:]
                 for index in 0..<count { map["k\(index)"] = .integer(PlistInteger(Int64(index))) }
                 return ["Map": .dictionary(map)]
             case .keyPath:
-                var panes: [String: PlistValue] = [:]
+                var panes: PlistDictionary = [:]
                 for index in 0..<count { panes["p\(index)"] = .integer(PlistInteger(Int64(index))) }
                 return ["Window": ["Panes": .dictionary(panes)]]
             }
@@ -73,7 +73,7 @@ struct AtomicUpdateTests {
         }
 
         /// Stops the daemon cleanly (it flushes), and returns the domain's file contents.
-        func finish() throws -> [String: PlistValue]? {
+        func finish() throws -> PlistDictionary? {
             if let daemon {
                 daemon.signal(SIGTERM)
                 #expect(daemon.finish() == 0, "prefsd: \(daemon.standardError)")

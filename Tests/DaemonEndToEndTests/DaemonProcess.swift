@@ -166,7 +166,7 @@ final class DaemonHome {
     let directory: TemporaryDirectory
     let socketPath: String
 
-    init(settings: [String: PlistValue] = [:]) throws {
+    init(settings: PlistDictionary = [:]) throws {
         directory = try TemporaryDirectory(prefix: "prefsd-e2e")
         socketPath = directory.file("run/socket")
         try FileManager.default.createDirectory(atPath: preferences, withIntermediateDirectories: true)
@@ -186,7 +186,7 @@ final class DaemonHome {
     }
 
     /// The stored values of a domain file, or `nil` when it does not exist.
-    func storedValues(_ domain: String) throws -> [String: PlistValue]? {
+    func storedValues(_ domain: String) throws -> PlistDictionary? {
         let path = preferences + "/\(domain).plist"
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return try PlistSerialization.decode(Array(data)).dictionaryValue

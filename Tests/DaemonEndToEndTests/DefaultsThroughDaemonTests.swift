@@ -52,3 +52,37 @@ struct DefaultsThroughDaemonTests {
         #expect(offline.output == "dark\n")
     }
 }
+
+@Suite("exact keys through prefsd")
+struct ExactKeysThroughDaemonTests {
+    static let composed = "caf\u{E9}"
+    static let decomposed = "cafe\u{301}"
+
+    @Test("two keys that differ only in normalization stay two through the protocol, the daemon and its file")
+    func bothKeysSurvive() throws {
+        let home = try DaemonHome()
+        let daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let environment = home.environment.merging(["PREFERENCES_DAEMON": "on"]) { _, new in new }
+        for (key, value) in [(Self.composed, "1"), (Self.decomposed, "2")] {
+            let write = try runProgram(
+                DefaultsThroughDaemonTests.defaults, ["write", "com.example.app", key, "-int", value],
+                environment: environment)
+            #expect(write.status == 0, "\(write.error)")
+        }
+        let dictAdd = try runProgram(
+            DefaultsThroughDaemonTests.defaults,
+            ["write", "com.example.app", "Dict", "-dict-add", Self.composed, "a", Self.decomposed, "b"],
+            environment: environment)
+        #expect(dictAdd.status == 0, "\(dictAdd.error)")
+        let read = try runProgram(
+            DefaultsThroughDaemonTests.defaults, ["read", "com.example.app", Self.decomposed], environment: environment)
+        #expect(read.output == "2\n")
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+        let stored = try #require(try home.storedValues("com.example.app"))
+        #expect(stored[Self.composed] == 1)
+        #expect(stored[Self.decomposed] == 2)
+        #expect(stored["Dict"] == [Self.composed: "a", Self.decomposed: "b"])
+    }
+}

@@ -5,7 +5,7 @@ import Testing
 
 /// Key paths as `defaults` uses them: its option, its depth limit and its messages.
 @Suite struct DefaultsKeyPathTests {
-    static let domain: [String: PlistValue] = ["Window": ["Frame": [10, 20], "Title.Text": "Main"]]
+    static let domain: PlistDictionary = ["Window": ["Frame": [10, 20], "Title.Text": "Main"]]
 
     @Test func theOptionAndTheDepthLimit() {
         #expect(PlistKeyPath.optionName == "-keypath")

@@ -8,7 +8,7 @@ import Synchronization
 /// Domains in memory behind the access layer's interface, recording every change, and told to fail on demand.
 final class RecordingStorage: DomainAccess {
     struct State {
-        var domains: [DomainID: [String: PlistValue]] = [:]
+        var domains: [DomainID: PlistDictionary] = [:]
         var calls: [String] = []
         var diagnostics: [StoreDiagnostic] = []
         var version: UInt64 = 0
@@ -17,7 +17,7 @@ final class RecordingStorage: DomainAccess {
     let state = Mutex(State())
     let failsToSynchronize: Bool
 
-    init(domains: [DomainID: [String: PlistValue]] = [:], failsToSynchronize: Bool = false) {
+    init(domains: [DomainID: PlistDictionary] = [:], failsToSynchronize: Bool = false) {
         state.withLock { $0.domains = domains }
         self.failsToSynchronize = failsToSynchronize
     }
@@ -26,17 +26,17 @@ final class RecordingStorage: DomainAccess {
 
     var route: AccessRoute { .files(directory: "memory") }
 
-    func values(of domain: DomainID) throws(PrefsAccessError) -> [String: PlistValue]? {
+    func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
         state.withLock { $0.domains[domain] }
     }
 
     func setValue(_ value: PlistValue?, forKey key: String, in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
-        try setValues([key: value], in: domain)
+        try setValues([PlistKey(key): value], in: domain)
     }
 
-    func setValues(_ changes: [String: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
+    func setValues(_ changes: [PlistKey: PlistValue?], in domain: DomainID) throws(PrefsAccessError) -> UInt64 {
         state.withLock { state in
-            state.calls.append("setValues \(domain) \(changes.keys.sorted().joined(separator: ","))")
+            state.calls.append("setValues \(domain) \(changes.keys.sorted().map(\.string).joined(separator: ","))")
             var values = state.domains[domain] ?? [:]
             for (key, value) in changes { values[key] = value }
             state.domains[domain] = values.isEmpty ? nil : values
@@ -45,7 +45,7 @@ final class RecordingStorage: DomainAccess {
         }
     }
 
-    func replaceValues(of domain: DomainID, with values: [String: PlistValue]) throws(PrefsAccessError) -> UInt64 {
+    func replaceValues(of domain: DomainID, with values: PlistDictionary) throws(PrefsAccessError) -> UInt64 {
         state.withLock { state in
             state.calls.append("replaceValues \(domain) \(values.keys.sorted().joined(separator: ","))")
             state.domains[domain] = values.isEmpty ? nil : values
@@ -55,7 +55,7 @@ final class RecordingStorage: DomainAccess {
     }
 
     func update<Outcome>(
-        _ domain: DomainID, maxAttempts: Int, _ body: (inout [String: PlistValue]) -> Outcome
+        _ domain: DomainID, maxAttempts: Int, _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
         let old = state.withLock { $0.domains[domain] } ?? [:]
         var values = old
@@ -94,7 +94,7 @@ final class RecordingStorage: DomainAccess {
 
     func observe(
         _ domain: DomainID, key: String?, handler: @escaping @Sendable ([ChangeEvent]) -> Void
-    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: [String: PlistValue]) {
+    ) throws(PrefsAccessError) -> (observation: any AccessObservation, values: PlistDictionary) {
         throw PrefsAccessError(.unavailable, "not recorded")
     }
 

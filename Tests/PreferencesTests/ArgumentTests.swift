@@ -23,8 +23,8 @@ private let pairs = "arguments must be -key value pairs (put other arguments aft
             (["-a", "1", "--", "file.txt", "-b", "2"], ["a": "1"]),
             (["--"], [:]),
             ([], [:]),
-        ] as [([String], [String: PlistValue])])
-    func wellFormedPairsParse(arguments: [String], expected: [String: PlistValue]) throws {
+        ] as [([String], PlistDictionary)])
+    func wellFormedPairsParse(arguments: [String], expected: PlistDictionary) throws {
         #expect(try Preferences.parseArguments(arguments) == expected)
     }
 

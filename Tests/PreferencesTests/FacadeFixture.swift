@@ -53,7 +53,7 @@ final class FacadeFixture: Sendable {
     }
 
     /// Writes a domain's file as an administrator, a package or another program would.
-    func install(_ values: [String: PlistValue], domain: String, scope: PreferenceScope) throws {
+    func install(_ values: PlistDictionary, domain: String, scope: PreferenceScope) throws {
         let path = path(domain, scope)
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -61,11 +61,11 @@ final class FacadeFixture: Sendable {
     }
 
     /// The dictionary in a domain's file, decoded independently of the library; `nil` when there is no file.
-    func stored(_ domain: String, _ scope: PreferenceScope = .user) throws -> [String: PlistValue]? {
+    func stored(_ domain: String, _ scope: PreferenceScope = .user) throws -> PlistDictionary? {
         let path = path(domain, scope)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let value = try PlistSerialization.decode(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        let dictionary: [String: PlistValue] = try #require(value.dictionaryValue)
+        let dictionary: PlistDictionary = try #require(value.dictionaryValue)
         return dictionary
     }
 

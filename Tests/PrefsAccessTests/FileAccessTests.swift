@@ -25,7 +25,7 @@ import Testing
             configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
     }
 
-    static func storedValues(_ directory: TemporaryDirectory) throws -> [String: PlistValue]? {
+    static func storedValues(_ directory: TemporaryDirectory) throws -> PlistDictionary? {
         guard let data = FileManager.default.contents(atPath: directory.file("prefs/com.example.Race.plist")) else {
             return nil
         }

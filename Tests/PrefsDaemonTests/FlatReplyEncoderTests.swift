@@ -8,7 +8,7 @@ import Testing
 
 @Suite("flat reply encoder")
 struct FlatReplyEncoderTests {
-    static let flat: [[String: PlistValue]] = [
+    static let flat: [PlistDictionary] = [
         [:],
         ["id": 1, "op": "get", "version": 0],
         ["id": .integer(PlistInteger(UInt64(Int64.max))), "op": "set", "version": 65_536],
@@ -16,12 +16,12 @@ struct FlatReplyEncoderTests {
         ["id": 2, "op": "get", "value": 1.5, "version": 3],
         ["id": 2, "op": "get", "value": true, "version": 3],
         ["id": 2, "op": "get", "value": .string(String(repeating: "x", count: 70_000)), "version": 3],
-        Dictionary(
+        PlistDictionary(
             uniqueKeysWithValues: (0..<100).map { ("key number \($0)", PlistValue.integer(PlistInteger(Int64($0)))) }),
     ]
 
     @Test("flat messages decode to what was encoded", arguments: flat)
-    func roundTrip(message: [String: PlistValue]) throws {
+    func roundTrip(message: PlistDictionary) throws {
         let bytes = try #require(FlatReplyEncoder.encode(message))
         #expect(try PlistSerialization.decode(bytes) == .dictionary(message))
     }
@@ -49,7 +49,7 @@ struct FlatReplyEncoderTests {
         #expect(FlatReplyEncoder.encode(["value": [1]]) == nil)
         #expect(FlatReplyEncoder.encode(["value": .data([1])]) == nil)
         #expect(FlatReplyEncoder.encode(["value": .integer(PlistInteger(UInt64.max))]) == nil)
-        let large = Dictionary(uniqueKeysWithValues: (0..<128).map { ("k\($0)", PlistValue.bool(true)) })
+        let large = PlistDictionary(uniqueKeysWithValues: (0..<128).map { ("k\($0)", PlistValue.bool(true)) })
         #expect(FlatReplyEncoder.encode(large) == nil)
         #expect(FlatReplyEncoder.encode(WireReply(id: 1, .success(.get(value: [1], version: 1)))) == nil)
         #expect(FlatReplyEncoder.encode(WireReply(id: 1, .failure(WireError(.notFound, "x")))) == nil)

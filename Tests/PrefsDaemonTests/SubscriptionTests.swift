@@ -100,7 +100,7 @@ struct SubscriptionTests {
         for index in 0..<200 {
             #expect(try writer.call(.set(app, key: "key\(index)", value: big, expectedVersion: nil)).failureCode == nil)
         }
-        var values: [String: PlistValue] = [:]
+        var values: PlistDictionary = [:]
         var sawResync = false
         var events = 0
         while values.count < 200 || !sawResync {

@@ -233,7 +233,8 @@ let pythonCanonical = #"""
 
     @Test func keysAreSortedByUnicodeScalarValue() throws {
         let keys = ["z", "B", "a", "\u{10000}", "\u{FFFF}", "\u{E9}", "b", "", "ab", "a\u{0}"]
-        let value = PlistValue.dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0, PlistValue.bool(true)) }))
+        let value = PlistValue.dictionary(
+            PlistDictionary(uniqueKeysWithValues: keys.map { ($0, PlistValue.bool(true)) }))
         let back = try readBinary(try writeBinary(value))
         #expect(back == value)
         let objects = try objectEncodings(try writeBinary(value)).objects
@@ -260,7 +261,7 @@ let pythonCanonical = #"""
 
     @Test(arguments: [nil, 0, 3] as [Int?])
     func manyKeysSortInScalarOrder(partitionLimit: Int?) throws {
-        let entries = Dictionary(uniqueKeysWithValues: Self.awkwardKeys.map { ($0, PlistValue.bool(true)) })
+        let entries = PlistDictionary(uniqueKeysWithValues: Self.awkwardKeys.map { ($0, PlistValue.bool(true)) })
         let sorted = BinaryPlistWriter.SortedKeys(entries, partitionLimit: partitionLimit)
         let order = (0..<sorted.count).map { sorted.key(at: $0) }
         let expected = entries.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -269,7 +270,7 @@ let pythonCanonical = #"""
 
     @Test func largeDictionaryRoundTripsWithSortedKeys() throws {
         let value = PlistValue.dictionary(
-            Dictionary(
+            PlistDictionary(
                 uniqueKeysWithValues: Self.awkwardKeys.enumerated().map { ($1, .integer(PlistInteger(Int64($0)))) }))
         let written = try writeBinary(value)
         #expect(try readBinary(written) == value)
@@ -316,7 +317,7 @@ let pythonCanonical = #"""
         .array((0..<300).map { .string("item \($0)") }),
         .array((0..<70_000).map { .integer(PlistInteger(Int64($0) * 3)) }),
         .dictionary(
-            Dictionary(uniqueKeysWithValues: (0..<300).map { ("key \($0)", .integer(PlistInteger(Int64($0)))) })),
+            PlistDictionary(uniqueKeysWithValues: (0..<300).map { ("key \($0)", .integer(PlistInteger(Int64($0)))) })),
         [
             "every": [.null, true, 1, 1.5, "s", .data([0]), .date(PlistDate(secondsSinceReferenceDate: 2)), .uid(3)],
             "nested": ["dict": ["deeper": [["x": "y"]]]], "😀 key": "value", "": .null,

@@ -403,7 +403,7 @@ struct MalformedJSON: Sendable, CustomTestStringConvertible {
         case 7:
             return .array((0..<(generator.next() % 5)).map { _ in randomValue(&generator, depth: depth + 1) })
         default:
-            var entries: [String: PlistValue] = [:]
+            var entries: PlistDictionary = [:]
             for index in 0..<(generator.next() % 5) {
                 entries["k\(index)\(generator.next() % 3 == 0 ? "é" : "")"] = randomValue(&generator, depth: depth + 1)
             }

@@ -203,7 +203,7 @@ private func readWrittenOpenStep(_ bytes: [UInt8]) throws -> PlistValue {
         case 2:
             return .array((0..<Int(generator.next() % 5)).map { _ in randomValue(depth: depth + 1, using: &generator) })
         default:
-            var entries: [String: PlistValue] = [:]
+            var entries: PlistDictionary = [:]
             for _ in 0..<Int(generator.next() % 5) {
                 entries[randomString(using: &generator)] = randomValue(depth: depth + 1, using: &generator)
             }

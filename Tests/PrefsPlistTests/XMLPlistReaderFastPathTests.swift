@@ -97,7 +97,7 @@ struct XMLPlistReaderFastPathTests {
 
     @Test func repeatedKeysKeepTheLastValue() throws {
         var text = "<dict>"
-        var expected: [String: PlistValue] = [:]
+        var expected: PlistDictionary = [:]
         var generator = XMLTestRandom(seed: 0xD1C7)
         for index in 0..<2000 {
             let key = "key number \(Int.random(in: 0..<700, using: &generator))"

@@ -38,7 +38,7 @@ private struct ValueGenerator {
         case 7, 8:
             return .array((0..<Int(random.next() % 6)).map { _ in value(depth: depth - 1) })
         default:
-            var entries: [String: PlistValue] = [:]
+            var entries: PlistDictionary = [:]
             for _ in 0..<Int(random.next() % 6) { entries[string()] = value(depth: depth - 1) }
             return .dictionary(entries)
         }

@@ -39,7 +39,7 @@ final class StoreFixture: Sendable {
     }
 
     /// Writes a dictionary as a domain's file (creating directories), as an administrator or a package would.
-    func install(_ values: [String: PlistValue], as domain: DomainID, format: PlistFormat = .xml) throws {
+    func install(_ values: PlistDictionary, as domain: DomainID, format: PlistFormat = .xml) throws {
         let path = try paths.path(for: domain)
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -72,7 +72,7 @@ func readBytes(_ path: String) throws -> [UInt8] {
 }
 
 /// The dictionary in a plist file, decoded independently of the store.
-func readDictionary(_ path: String) throws -> [String: PlistValue] {
+func readDictionary(_ path: String) throws -> PlistDictionary {
     let value = try PlistSerialization.decode(try readBytes(path))
     return try #require(value.dictionaryValue)
 }

@@ -62,7 +62,7 @@ final class FakePrefsServer: Sendable {
         guard connection >= 0 else { return record("accept failed: errno \(errno)") }
         defer { close(connection) }
         var decoder = WireFrameDecoder()
-        var values: [String: PlistValue] = [:]
+        var values: PlistDictionary = [:]
         var version: UInt64 = 0
         var chunk = [UInt8](repeating: 0, count: 4096)
         do {
@@ -91,7 +91,7 @@ final class FakePrefsServer: Sendable {
     }
 
     private static func perform(
-        _ operation: WireOperation, _ values: inout [String: PlistValue], _ version: inout UInt64
+        _ operation: WireOperation, _ values: inout PlistDictionary, _ version: inout UInt64
     ) -> Result<WireResult, WireError> {
         switch operation {
         case .hello(let hello):

@@ -34,10 +34,10 @@ import Testing
         )
     }
 
-    static func frames(in bytes: [UInt8]) throws -> [[String: PlistValue]] {
+    static func frames(in bytes: [UInt8]) throws -> [PlistDictionary] {
         var decoder = WireFrameDecoder()
         try decoder.append(bytes)
-        var result: [[String: PlistValue]] = []
+        var result: [PlistDictionary] = []
         while let frame = try decoder.nextFrame() { result.append(frame) }
         try decoder.finish()
         return result

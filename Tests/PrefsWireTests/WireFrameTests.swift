@@ -5,12 +5,12 @@ import Testing
 
 /// Framing: the length prefix, the incremental decoder on any chunking, and hostile byte streams.
 @Suite struct WireFrameTests {
-    static let sample: [String: PlistValue] = [
+    static let sample: PlistDictionary = [
         "id": 7, "op": "set", "domain": "com.example.app", "key": "Colour",
         "value": ["red": 1.0, "tags": ["a", "b"], "when": .date(PlistDate(secondsSinceReferenceDate: 42.5))],
     ]
 
-    static func messages(_ count: Int) -> [[String: PlistValue]] {
+    static func messages(_ count: Int) -> [PlistDictionary] {
         (0..<count).map { index in
             [
                 "id": .integer(PlistInteger(Int64(index))), "op": "get",
@@ -38,7 +38,7 @@ import Testing
         let messages = Self.messages(5)
         let stream = try messages.flatMap { try WireFrame.encode($0) }
         var decoder = WireFrameDecoder()
-        var decoded: [[String: PlistValue]] = []
+        var decoded: [PlistDictionary] = []
         for byte in stream {
             try decoder.append([byte])
             while let frame = try decoder.nextFrame() { decoded.append(frame) }
@@ -53,7 +53,7 @@ import Testing
         let stream = try messages.flatMap { try WireFrame.encode($0) }
         var decoder = WireFrameDecoder()
         try decoder.append(stream)
-        var decoded: [[String: PlistValue]] = []
+        var decoded: [PlistDictionary] = []
         while let frame = try decoder.nextFrame() { decoded.append(frame) }
         #expect(decoded == messages)
         try decoder.finish()
@@ -64,7 +64,7 @@ import Testing
         let messages = Self.messages(40) + [Self.sample]
         let stream = try messages.flatMap { try WireFrame.encode($0) }
         var decoder = WireFrameDecoder()
-        var decoded: [[String: PlistValue]] = []
+        var decoded: [PlistDictionary] = []
         var offset = 0
         while offset < stream.count {
             let end = min(offset + chunkSize, stream.count)
@@ -76,12 +76,12 @@ import Testing
     }
 
     @Test func decoderHandlesAFrameLargerThanItsCompactionThreshold() throws {
-        let big: [String: PlistValue] = [
+        let big: PlistDictionary = [
             "id": 1, "op": "writeDomain", "values": ["blob": .data(Array(repeating: 7, count: 200_000))],
         ]
         let stream = try WireFrame.encode(Self.messages(1)[0]) + WireFrame.encode(big) + WireFrame.encode(Self.sample)
         var decoder = WireFrameDecoder()
-        var decoded: [[String: PlistValue]] = []
+        var decoded: [PlistDictionary] = []
         var offset = 0
         while offset < stream.count {
             let end = min(offset + 4093, stream.count)
@@ -223,7 +223,7 @@ import Testing
         let decoded = try #require(try decoder.nextFrame())
         #expect(try WireEvent(dictionary: decoded) == deepest)
 
-        let tooDeep: [String: PlistValue] = ["value": Self.nested(10 + WireFrame.envelopeDepth)]
+        let tooDeep: PlistDictionary = ["value": Self.nested(10 + WireFrame.envelopeDepth)]
         var strict = WireFrameDecoder(limits: limits)
         try strict.append(try WireFrame.encode(tooDeep))
         let error = try #require(throws: PrefsWireError.self) { try strict.nextFrame() }
@@ -243,7 +243,7 @@ import Testing
     @Test func objectCountLimitApplies() throws {
         var limits = WireLimits.default
         limits.maxFrameObjects = 50
-        let many: [String: PlistValue] = ["values": .array((0..<100).map { .integer(PlistInteger(Int64($0))) })]
+        let many: PlistDictionary = ["values": .array((0..<100).map { .integer(PlistInteger(Int64($0))) })]
         var decoder = WireFrameDecoder(limits: limits)
         try decoder.append(try WireFrame.encode(many))
         let error = try #require(throws: PrefsWireError.self) { try decoder.nextFrame() }

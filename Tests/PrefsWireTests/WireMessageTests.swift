@@ -6,7 +6,7 @@ import Testing
 /// Every message type through its dictionary form and a real frame, and strict validation of every field.
 @Suite struct WireMessageTests {
     /// Encodes the dictionary into a frame and decodes it back, as a peer would see it.
-    static func throughFrame(_ dictionary: [String: PlistValue]) throws -> [String: PlistValue] {
+    static func throughFrame(_ dictionary: PlistDictionary) throws -> PlistDictionary {
         var decoder = WireFrameDecoder()
         try decoder.append(try WireFrame.encode(dictionary))
         return try #require(try decoder.nextFrame())
@@ -217,7 +217,7 @@ import Testing
     // MARK: - Strict validation
 
     /// The rejection for a request dictionary, which must fail.
-    static func rejection(_ dictionary: [String: PlistValue]) throws -> WireRequest.Rejection {
+    static func rejection(_ dictionary: PlistDictionary) throws -> WireRequest.Rejection {
         try #require(throws: WireRequest.Rejection.self) { try WireRequest(dictionary: dictionary) }
     }
 
@@ -236,8 +236,8 @@ import Testing
             (["id": -1, "op": "get"], "must not be negative"),
             (["id": 1.0, "op": "get"], "must be an integer, not a float"),
             (["id": .integer(PlistInteger(Int64.min)), "op": "get"], "must not be negative"),
-        ] as [([String: PlistValue], String)])
-    func badIdCannotBeAnswered(dictionary: [String: PlistValue], problem: String) throws {
+        ] as [(PlistDictionary, String)])
+    func badIdCannotBeAnswered(dictionary: PlistDictionary, problem: String) throws {
         let rejection = try Self.rejection(dictionary)
         #expect(rejection.id == nil)
         #expect(rejection.reply == nil)
@@ -304,8 +304,8 @@ import Testing
             (["id": 1, "op": "hello", "version": 1, "minVersion": 2], "minVersion", "must not be above"),
             (["id": 1, "op": "hello", "version": 1, "client": 7], "client", "must be a string"),
             (["id": 1, "op": "listDomains", "scope": "forced", "byHost": true], "byHost", "only user"),
-        ] as [([String: PlistValue], String, String)])
-    func badFieldIsNamed(dictionary: [String: PlistValue], field: String, problem: String) throws {
+        ] as [(PlistDictionary, String, String)])
+    func badFieldIsNamed(dictionary: PlistDictionary, field: String, problem: String) throws {
         let rejection = try Self.rejection(dictionary)
         #expect(rejection.id == 1)
         #expect(rejection.error.code == .badRequest)
@@ -344,8 +344,8 @@ import Testing
                 "sequences[0].sequence"
             ),
             (["id": 1, "op": "listDomains", "domains": [1]], "domains[0]"),
-        ] as [([String: PlistValue], String)])
-    func badReplyFieldIsNamed(dictionary: [String: PlistValue], field: String) throws {
+        ] as [(PlistDictionary, String)])
+    func badReplyFieldIsNamed(dictionary: PlistDictionary, field: String) throws {
         let error = try #require(throws: WireError.self) { try WireReply(dictionary: dictionary) }
         #expect(error.code == .badRequest)
         #expect(error.field == field, "\(error.message)")
@@ -373,8 +373,8 @@ import Testing
             (["event": "closing"], "error"),
             (["event": "closing", "error": ["code": "internal", "message": "m"], "id": 3], "event"),
             ([:], "id"),
-        ] as [([String: PlistValue], String)])
-    func badServerMessageFieldIsNamed(dictionary: [String: PlistValue], field: String) throws {
+        ] as [(PlistDictionary, String)])
+    func badServerMessageFieldIsNamed(dictionary: PlistDictionary, field: String) throws {
         let error = try #require(throws: WireError.self) { try WireServerMessage(dictionary: dictionary) }
         #expect(error.code == .badRequest)
         #expect(error.field == field, "\(error.message)")

@@ -60,7 +60,7 @@ struct BenchmarkInput: Sendable {
             default: .data((0..<(8 + Int(next() % 25))).map { _ in UInt8(truncatingIfNeeded: next()) })
             }
         }
-        var root: [String: PlistValue] = [:]
+        var root: PlistDictionary = [:]
         for index in 0..<10_000 {
             let key = "\(words[Int(next() % 10)]).\(String(format: "%05d", index)).\(words[Int(next() % 10)])"
             switch index % 8 {
@@ -68,7 +68,7 @@ struct BenchmarkInput: Sendable {
             case 6: root[key] = .array((0..<(2 + Int(next() % 4))).map { _ in scalar(Int(next() % 6)) })
             default:
                 root[key] = .dictionary(
-                    Dictionary(
+                    PlistDictionary(
                         uniqueKeysWithValues: (0..<(2 + Int(next() % 3))).map {
                             ("\(words[Int(next() % 10)])\($0)", scalar(Int(next() % 6)))
                         }))

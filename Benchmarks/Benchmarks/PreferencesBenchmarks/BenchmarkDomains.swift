@@ -10,8 +10,8 @@ import Preferences
 ///   change.
 final class BenchmarkDomains: Sendable {
     let directory: String
-    let smallDomain: [String: PlistValue]
-    let largeDomain: [String: PlistValue]
+    let smallDomain: PlistDictionary
+    let largeDomain: PlistDictionary
     let largeDomainSource: String
 
     static let shared = BenchmarkDomains()
@@ -22,7 +22,7 @@ final class BenchmarkDomains: Sendable {
         // Foundation's UserDefaults keeps its files under HOME / XDG_CONFIG_HOME: point them here before first use.
         setenv("HOME", directory + "/home", 1)
         setenv("XDG_CONFIG_HOME", directory + "/home/.config", 1)
-        var small: [String: PlistValue] = [:]
+        var small: PlistDictionary = [:]
         for index in 0..<200 {
             switch index % 4 {
             case 0: small["key\(index)"] = .string("value \(index)")
@@ -47,12 +47,12 @@ final class BenchmarkDomains: Sendable {
     }
 
     /// Foundation's form of a domain.
-    static func foundationDictionary(_ values: [String: PlistValue]) -> [String: Any] {
+    static func foundationDictionary(_ values: PlistDictionary) -> [String: Any] {
         let xml = try! PlistSerialization.encode(.dictionary(values), format: .xml)
         return try! PropertyListSerialization.propertyList(from: Data(xml), format: nil) as! [String: Any]
     }
 
-    private static func loadLargeDomain(into directory: String) -> ([String: PlistValue], String) {
+    private static func loadLargeDomain(into directory: String) -> (PlistDictionary, String) {
         let repository = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -73,7 +73,7 @@ final class BenchmarkDomains: Sendable {
                 }
             }
         }
-        var generated: [String: PlistValue] = [:]
+        var generated: PlistDictionary = [:]
         for index in 0..<10_000 {
             switch index % 5 {
             case 0: generated["key\(index)"] = .string(String(repeating: "x", count: 40 + index % 30))

@@ -131,7 +131,7 @@ func threadCPUNanoseconds() -> Int {
 
 /// Foundation-free conversion for `setPersistentDomain`, which takes `[String: Any]`.
 enum AnyDictionary {
-    static func from(_ values: [String: PlistValue]) -> [String: Any] {
+    static func from(_ values: PlistDictionary) -> [String: Any] {
         values.mapValues { $0 as Any }
     }
 }

@@ -38,7 +38,7 @@ extension BinaryPlistReader {
             /// The greatest height among the children decoded so far.
             var height = 0
             var elements: [PlistValue] = []
-            var entries: [String: PlistValue] = [:]
+            var entries: PlistDictionary = [:]
             /// The key whose value comes next.
             var key = ""
 

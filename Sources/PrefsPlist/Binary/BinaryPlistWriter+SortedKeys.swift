@@ -9,10 +9,10 @@ extension BinaryPlistWriter {
         private struct Key {
             var head: UInt64
             var tail: UInt64
-            var index: [String: PlistValue].Index
+            var index: PlistDictionary.Index
         }
 
-        private let entries: [String: PlistValue]
+        private let entries: PlistDictionary
         /// The entries in sorted order.
         private let keys: [Key]
 
@@ -21,7 +21,7 @@ extension BinaryPlistWriter {
         ///   - entries: The dictionary.
         ///   - partitionLimit: How many rounds of partitioning before heapsort takes over; the
         ///     default, twice the logarithm of the count, is only exceeded by adversarial orders.
-        init(_ entries: [String: PlistValue], partitionLimit: Int? = nil) {
+        init(_ entries: PlistDictionary, partitionLimit: Int? = nil) {
             var keys: [Key] = []
             keys.reserveCapacity(entries.count)
             var index = entries.startIndex
@@ -52,7 +52,7 @@ extension BinaryPlistWriter {
 
         /// Whether `left` sorts before `right`; keys are distinct, so this is a strict total order.
         @inline(__always)
-        private static func less(_ left: Key, _ right: Key, _ entries: [String: PlistValue]) -> Bool {
+        private static func less(_ left: Key, _ right: Key, _ entries: PlistDictionary) -> Bool {
             if left.head != right.head { return left.head < right.head }
             if left.tail != right.tail { return left.tail < right.tail }
             // Quicksort compares the pivot with itself; only distinct keys need their bytes.
@@ -66,7 +66,7 @@ extension BinaryPlistWriter {
         /// the standard library's stable merge sort by about a factor of two here.
         private static func quicksort(
             _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, budget: Int,
-            _ entries: [String: PlistValue]
+            _ entries: PlistDictionary
         ) {
             var low = low
             var high = high
@@ -106,7 +106,7 @@ extension BinaryPlistWriter {
         }
 
         private static func insertionSort(
-            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: [String: PlistValue]
+            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: PlistDictionary
         ) {
             guard high - low > 1 else { return }
             for index in low + 1..<high {
@@ -121,7 +121,7 @@ extension BinaryPlistWriter {
         }
 
         private static func heapsort(
-            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: [String: PlistValue]
+            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: PlistDictionary
         ) {
             let count = high - low
             func siftDown(_ start: Int, _ end: Int) {

@@ -4,7 +4,7 @@
 /// `decodeIfPresent`; `decode` of a missing key is an error naming the key.
 struct PlistKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: PlistDecodingState
-    let entries: [String: PlistValue]
+    let entries: PlistDictionary
     let path: PlistCodingPath
 
     var codingPath: [any CodingKey] { path.codingKeys }

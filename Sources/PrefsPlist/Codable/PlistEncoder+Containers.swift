@@ -18,7 +18,7 @@ enum PlistPendingEncoding {
 /// The entries a keyed container has written. Finished values go straight into a plist dictionary;
 /// only nested containers and super encoders wait, so the common case needs no conversion.
 final class PlistEncodingDictionary {
-    private var values: [String: PlistValue] = [:]
+    private var values: PlistDictionary = [:]
     private var pending: [String: PlistPendingEncoding] = [:]
 
     func set(_ value: PlistValue, forKey key: String) {

@@ -40,7 +40,7 @@ extension PlistValue: Codable {
             self = .real(real)
         } else if let string = try? container.decode(String.self) {
             self = .string(string)
-        } else if let entries = try? container.decode([String: PlistValue].self) {
+        } else if let entries = try? container.decode(PlistDictionary.self) {
             self = .dictionary(entries)
         } else if let elements = try? container.decode([PlistValue].self) {
             self = .array(elements)

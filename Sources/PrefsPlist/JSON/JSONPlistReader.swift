@@ -156,7 +156,7 @@ private struct JSONPlistParser {
         let opening = index
         try enterContainer()
         index += 1
-        var entries: [String: PlistValue] = [:]
+        var entries: PlistDictionary = [:]
         skipWhitespace()
         if index < input.count, input[index] == UInt8(ascii: "}") {
             index += 1

@@ -92,7 +92,7 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The value at this path in a top-level dictionary, such as a preferences domain.
     /// - Parameter dictionary: The dictionary the first component (``topLevelKey``) selects from.
     /// - Returns: The value, or `nil` when a component does not resolve.
-    public func value(in dictionary: [String: PlistValue]) -> PlistValue? {
+    public func value(in dictionary: PlistDictionary) -> PlistValue? {
         guard let top = dictionary[topLevelKey] else { return nil }
         return value(below: top, from: 1)
     }
@@ -107,7 +107,7 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
     ///   - dictionary: The top-level dictionary, changed in place.
     /// - Throws: ``SetFailure`` when a component goes through a scalar or names an array element that does not
     ///   exist.
-    public func set(_ value: PlistValue, in dictionary: inout [String: PlistValue]) throws(SetFailure) {
+    public func set(_ value: PlistValue, in dictionary: inout PlistDictionary) throws(SetFailure) {
         dictionary[topLevelKey] = try setting(value, in: dictionary[topLevelKey], at: 1)
     }
 
@@ -115,7 +115,7 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// elements after it up.
     /// - Parameter dictionary: The top-level dictionary, changed in place.
     /// - Returns: Whether there was a value to remove.
-    public func remove(from dictionary: inout [String: PlistValue]) -> Bool {
+    public func remove(from dictionary: inout PlistDictionary) -> Bool {
         guard let top = dictionary[topLevelKey] else { return false }
         if components.count == 1 {
             dictionary[topLevelKey] = nil
@@ -202,5 +202,17 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
         default:
             return nil
         }
+    }
+}
+
+extension PlistKeyPath {
+    /// Paths are equal when their components are, byte for byte (as keys are: see ``PlistKey``).
+    public static func == (lhs: PlistKeyPath, rhs: PlistKeyPath) -> Bool {
+        lhs.components.count == rhs.components.count
+            && zip(lhs.components, rhs.components).allSatisfy { PlistKey($0) == PlistKey($1) }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for component in components { hasher.combine(PlistKey(component)) }
     }
 }

@@ -4,8 +4,10 @@
 /// string keys, and keyed-archiver UIDs. `null` exists only because the binary format has a marker
 /// for it (CoreFoundation reads it as `kCFNull`); only the binary and JSON writers can write it.
 ///
-/// Equality is exact: reals and dates compare by their bit pattern, so `-0.0` differs from `0.0`
-/// and a NaN equals the same NaN. That makes `Hashable` consistent and round trips checkable.
+/// Equality is exact: strings and dictionary keys compare by their UTF-8 bytes (so "é" as U+00E9 and as
+/// "e" + U+0301 differ, as they do for CoreFoundation), reals and dates by their bit pattern (so `-0.0`
+/// differs from `0.0` and a NaN equals the same NaN). That makes `Hashable` consistent and round trips
+/// checkable.
 public enum PlistValue: Sendable {
     /// A Unicode string.
     case string(String)
@@ -21,8 +23,8 @@ public enum PlistValue: Sendable {
     case data([UInt8])
     /// An ordered list of values.
     case array([PlistValue])
-    /// A dictionary with string keys.
-    case dictionary([String: PlistValue])
+    /// A dictionary with string keys, compared byte for byte.
+    case dictionary(PlistDictionary)
     /// A keyed-archiver object reference (`CF$UID`).
     case uid(UInt64)
     /// The binary format's null marker.
@@ -61,7 +63,7 @@ extension PlistValue {
     }
 
     /// The dictionary, when this value is a dictionary.
-    public var dictionaryValue: [String: PlistValue]? {
+    public var dictionaryValue: PlistDictionary? {
         if case .dictionary(let value) = self { return value }
         return nil
     }
@@ -85,7 +87,7 @@ extension PlistValue {
 extension PlistValue: Equatable {
     public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
         switch (lhs, rhs) {
-        case (.string(let a), .string(let b)): a == b
+        case (.string(let a), .string(let b)): PlistKey(a) == PlistKey(b)
         case (.integer(let a), .integer(let b)): a == b
         case (.real(let a), .real(let b)): a.bitPattern == b.bitPattern
         case (.bool(let a), .bool(let b)): a == b
@@ -103,7 +105,7 @@ extension PlistValue: Equatable {
 extension PlistValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .string(let value): hasher.combine(0); hasher.combine(value)
+        case .string(let value): hasher.combine(0); hasher.combine(PlistKey(value))
         case .integer(let value): hasher.combine(1); hasher.combine(value)
         case .real(let value): hasher.combine(2); hasher.combine(value.bitPattern)
         case .bool(let value): hasher.combine(3); hasher.combine(value)
@@ -140,6 +142,8 @@ extension PlistValue: ExpressibleByArrayLiteral {
 extension PlistValue: ExpressibleByDictionaryLiteral {
     /// Creates a dictionary value; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, PlistValue)...) {
-        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        var entries = PlistDictionary(minimumCapacity: elements.count)
+        for (key, value) in elements { entries[key] = value }
+        self = .dictionary(entries)
     }
 }

@@ -120,9 +120,9 @@ extension OpenStepPlistReader {
         }
 
         /// Parses dictionary entries up to `}` (when `closedByBrace`) or the end of the input.
-        mutating func parseDictionaryBody(depth: Int, closedByBrace: Bool) throws -> [String: PlistValue] {
+        mutating func parseDictionaryBody(depth: Int, closedByBrace: Bool) throws -> PlistDictionary {
             let start = position - (closedByBrace ? 1 : 0)
-            var dictionary: [String: PlistValue] = [:]
+            var dictionary: PlistDictionary = [:]
             while true {
                 guard try skipWhitespaceAndComments() else {
                     if closedByBrace {

@@ -106,7 +106,7 @@ enum OpenStepPlistWriter {
     }
 
     private static func appendDictionary(
-        _ entries: [String: PlistValue], indent: Int, to output: inout [UInt8]
+        _ entries: PlistDictionary, indent: Int, to output: inout [UInt8]
     ) throws {
         guard !entries.isEmpty else {
             output.append(contentsOf: "{}".utf8)
@@ -230,7 +230,7 @@ enum OpenStepPlistWriter {
     }
 
     /// The dictionary's keys in CoreFoundation's order: by UTF-16 code units.
-    static func sortedKeys(_ entries: [String: PlistValue]) -> [String] {
+    static func sortedKeys(_ entries: PlistDictionary) -> [String] {
         var keys = Array(entries.keys)
         // For ASCII keys, `String`'s own ordering is that order, and several times faster.
         if keys.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {

@@ -494,7 +494,7 @@ extension XMLPlistReader {
             }
             let dictionary = keys.removeMoving(from: keyStart) { keyBase, _ in
                 values.removeMoving(from: start) { valueBase, count in
-                    [String: PlistValue](
+                    PlistDictionary(
                         MovedPairs(keys: keyBase, values: valueBase, count: count), uniquingKeysWith: { $1 })
                 }
             }

@@ -54,7 +54,7 @@ public struct Corpus: Sendable {
             let value = node["value"]
             switch type {
             case "dict":
-                var result: [String: PlistValue] = [:]
+                var result: PlistDictionary = [:]
                 for pair in value as? [[Any]] ?? [] {
                     guard pair.count == 2, let key = pair[0] as? String else { throw CorpusError("bad pair \(pair)") }
                     result[key] = try self.value(fromNode: pair[1])

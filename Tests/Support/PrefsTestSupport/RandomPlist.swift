@@ -91,7 +91,7 @@ public struct RandomPlist: Sendable {
     }
 
     private mutating func dictionary(depth: Int) -> PlistValue {
-        var entries: [String: PlistValue] = [:]
+        var entries: PlistDictionary = [:]
         let count = below(10) == 0 ? below(300) : below(8)
         for _ in 0..<count { entries[string()] = element(depth: depth) }
         return .dictionary(entries)

@@ -60,7 +60,7 @@ public final class WireTestConnection {
     public func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
 
     /// Sends a message dictionary as one frame.
-    public func send(_ message: [String: PlistValue]) throws {
+    public func send(_ message: PlistDictionary) throws {
         try sendRaw(try WireFrame.encode(message))
     }
 
@@ -74,7 +74,7 @@ public final class WireTestConnection {
     }
 
     /// The next message, or `nil` when the server closed the connection; fails after `timeout`.
-    public func receive(timeout: Duration = .seconds(5)) throws -> [String: PlistValue]? {
+    public func receive(timeout: Duration = .seconds(5)) throws -> PlistDictionary? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let message = try decoder.nextFrame() { return message }
