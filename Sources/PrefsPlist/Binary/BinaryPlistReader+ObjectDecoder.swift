@@ -38,9 +38,9 @@ extension BinaryPlistReader {
             /// The greatest height among the children decoded so far.
             var height = 0
             var elements: [PlistValue] = []
-            var entries: PlistDictionary = [:]
+            var entries = PlistDictionary()
             /// The key whose value comes next.
-            var key = ""
+            var key = PlistKey("")
 
             /// Children in all: the elements, or keys and values.
             var childCount: Int { isDictionary ? 2 * count : count }
@@ -183,9 +183,9 @@ extension BinaryPlistReader {
             }
             if frame.taken & 1 == 1 {
                 guard case .string(let key) = value else { try decoder.failKeyType(frame.lastChild) }
-                frame.key = key
+                frame.key = PlistKey(key)
             } else {
-                frame.entries[frame.key] = value
+                frame.entries.storage[frame.key] = value
             }
         }
 

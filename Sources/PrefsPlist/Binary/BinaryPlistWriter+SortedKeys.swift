@@ -9,10 +9,10 @@ extension BinaryPlistWriter {
         private struct Key {
             var head: UInt64
             var tail: UInt64
-            var index: PlistDictionary.Index
+            var index: [PlistKey: PlistValue].Index
         }
 
-        private let entries: PlistDictionary
+        private let entries: [PlistKey: PlistValue]
         /// The entries in sorted order.
         private let keys: [Key]
 
@@ -21,12 +21,13 @@ extension BinaryPlistWriter {
         ///   - entries: The dictionary.
         ///   - partitionLimit: How many rounds of partitioning before heapsort takes over; the
         ///     default, twice the logarithm of the count, is only exceeded by adversarial orders.
-        init(_ entries: PlistDictionary, partitionLimit: Int? = nil) {
+        init(_ dictionary: PlistDictionary, partitionLimit: Int? = nil) {
+            let entries = dictionary.storage
             var keys: [Key] = []
             keys.reserveCapacity(entries.count)
             var index = entries.startIndex
             while index != entries.endIndex {
-                var key = entries[index].key
+                var key = entries[index].key.string
                 key.withUTF8 { bytes in
                     let raw = UnsafeRawBufferPointer(bytes)
                     keys.append(Key(head: Self.word(raw, from: 0), tail: Self.word(raw, from: 8), index: index))
@@ -43,7 +44,7 @@ extension BinaryPlistWriter {
         var count: Int { keys.count }
 
         /// The key at sorted `position`.
-        func key(at position: Int) -> String { entries[keys[position].index].key }
+        func key(at position: Int) -> String { entries[keys[position].index].key.string }
 
         /// The value of the entry at sorted `position`.
         func value(at position: Int) -> PlistValue { entries[keys[position].index].value }
@@ -52,12 +53,12 @@ extension BinaryPlistWriter {
 
         /// Whether `left` sorts before `right`; keys are distinct, so this is a strict total order.
         @inline(__always)
-        private static func less(_ left: Key, _ right: Key, _ entries: PlistDictionary) -> Bool {
+        private static func less(_ left: Key, _ right: Key, _ entries: [PlistKey: PlistValue]) -> Bool {
             if left.head != right.head { return left.head < right.head }
             if left.tail != right.tail { return left.tail < right.tail }
             // Quicksort compares the pivot with itself; only distinct keys need their bytes.
             if left.index == right.index { return false }
-            return precedes(entries[left.index].key, entries[right.index].key)
+            return precedes(entries[left.index].key.string, entries[right.index].key.string)
         }
 
         /// Sorts keys in place: quicksort with a median-of-three pivot, insertion sort for
@@ -66,7 +67,7 @@ extension BinaryPlistWriter {
         /// the standard library's stable merge sort by about a factor of two here.
         private static func quicksort(
             _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, budget: Int,
-            _ entries: PlistDictionary
+            _ entries: [PlistKey: PlistValue]
         ) {
             var low = low
             var high = high
@@ -106,7 +107,7 @@ extension BinaryPlistWriter {
         }
 
         private static func insertionSort(
-            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: PlistDictionary
+            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: [PlistKey: PlistValue]
         ) {
             guard high - low > 1 else { return }
             for index in low + 1..<high {
@@ -121,7 +122,7 @@ extension BinaryPlistWriter {
         }
 
         private static func heapsort(
-            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: PlistDictionary
+            _ keys: UnsafeMutableBufferPointer<Key>, from low: Int, to high: Int, _ entries: [PlistKey: PlistValue]
         ) {
             let count = high - low
             func siftDown(_ start: Int, _ end: Int) {
