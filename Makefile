@@ -28,10 +28,12 @@ install: deps
 
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
+# Last, the instruction counts of the hot paths against Benchmarks/Thresholds (callgrind: stable under load).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
+	@scripts/instruction-counts.sh
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
 bench: deps

@@ -2,7 +2,7 @@
 # Installs the Debian packages the build and the tests need, when they are missing. Idempotent.
 set -euo pipefail
 
-packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 util-linux)
+packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 util-linux valgrind binutils)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dbus redis-server redis-tools)
 fi
