@@ -139,8 +139,15 @@ struct PrefsdAbuseTests {
     @Test("out of descriptors, prefsd pauses accepting instead of spinning, logs it once, and recovers")
     func descriptorExhaustion() throws {
         let home = try DaemonHome(settings: ["MaxConnections": 1000])
+        // 48 descriptors, none of them inherited from this test process (other tests run at the same time).
+        let limited = """
+            import os, resource, sys
+            os.closerange(3, 65536)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
+            os.execv(sys.argv[1], sys.argv[1:])
+            """
         let daemon = try DaemonProcess(
-            home, executable: "/usr/bin/prlimit", arguments: ["--nofile=48:48", DaemonProcess.prefsd])
+            home, executable: "/usr/bin/python3", arguments: ["-c", limited, DaemonProcess.prefsd])
         try daemon.waitUntilServing(home)
         // More connections than descriptors: the kernel queues the rest in the listening socket's backlog.
         var connections: [WireTestConnection] = []
