@@ -10,6 +10,11 @@ import PrefsWire
 /// server closes the connection for a reason.
 ///
 /// Everything here runs on the connection's event loop. Store callbacks (change events) hop onto it first.
+///
+/// One client cannot make the daemon hold more than a bounded amount for it: requests are performed only while the
+/// peer takes the replies (the channel is writable), reads stop while replies or requests wait, the work of a
+/// closed connection is dropped, and a connection that makes no progress for the idle timeout is closed (one with
+/// subscriptions waits for events, and is never idle).
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = PlistDictionary
     typealias OutboundIn = ByteBuffer
@@ -18,6 +23,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Sent down the pipeline when the daemon stops: finish the request in progress, then close with
     /// `shuttingDown`.
     struct ShutdownEvent: Sendable {}
+
+    /// Sent down the pipeline when the connection table is full and this idle connection is the one to close:
+    /// finish the request in progress, if one started meanwhile, then close with `limitExceeded`
+    /// (`maxConnections`).
+    struct EvictEvent: Sendable {}
 
     /// A subscription of this connection.
     private struct ActiveSubscription {
@@ -32,6 +42,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private static let maxPendingRequests = 256
 
     private let shared: DaemonShared
+    private let policy: ConnectionPolicy
+    private var limits: WireLimits { policy.limits }
+    private let activity: ConnectionActivity
     private let credentials: DaemonSystem.PeerCredentials
     private let origin: ChangeOrigin
     private let logger: Logger
@@ -42,8 +55,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var isPerforming = false
     private var inputClosed = false
     private var isClosing = false
-    private var isShuttingDown = false
-    private var readHeld = false
+    /// The error to close with once the request in progress is done (shutdown, eviction).
+    private var closeAfterRequest: WireError?
+    private var readHeld = false {
+        didSet { activity.readsHeld = readHeld }
+    }
+    private var idleCheck: Scheduled<Void>?
     /// Replies were written since the last flush; they are flushed once per read, so a pipelined batch of requests
     /// is answered with one write.
     private var needsFlush = false
@@ -56,11 +73,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var eventQueue: WireEventQueue
     private var context: ChannelHandlerContext?
 
-    init(shared: DaemonShared, credentials: DaemonSystem.PeerCredentials) {
+    init(
+        shared: DaemonShared, policy: ConnectionPolicy, activity: ConnectionActivity,
+        credentials: DaemonSystem.PeerCredentials
+    ) {
         self.shared = shared
+        self.policy = policy
+        self.activity = activity
         self.credentials = credentials
         self.origin = .client(pid: credentials.processID, uid: credentials.userID)
-        self.eventQueue = WireEventQueue(capacity: shared.limits.subscriptionQueueLength)
+        self.eventQueue = WireEventQueue(capacity: policy.limits.subscriptionQueueLength)
         var logger = shared.logger
         logger[metadataKey: "prefs.client.pid"] = "\(credentials.processID)"
         logger[metadataKey: "prefs.client.uid"] = "\(credentials.userID)"
@@ -71,6 +93,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        activity.recordProgress()
+        scheduleIdleCheck(context: context)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -80,13 +104,19 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         endSubscriptions()
+        // The work of a closed connection is dropped: nobody would read its replies.
         pending.removeAll()
+        outbound = nil
+        idleCheck?.cancel()
+        idleCheck = nil
         logger.debug("client disconnected")
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         endSubscriptions()
+        idleCheck?.cancel()
+        idleCheck = nil
         self.context = nil
     }
 
@@ -103,6 +133,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        // Every read passes here, whether or not it completed a frame: bytes arriving are progress.
+        activity.recordProgress()
         isReading = false
         if needsFlush {
             needsFlush = false
@@ -113,10 +145,19 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ShutdownEvent {
-            isShuttingDown = true
-            if !isPerforming {
-                close(context: context, with: WireError(.shuttingDown, "prefsd is stopping; reconnect later"))
-            }
+            closeAfterCurrentRequest(WireError(.shuttingDown, "prefsd is stopping; reconnect later"), context: context)
+            return
+        }
+        if event is EvictEvent {
+            let idle = NIODeadline.now() - activity.lastProgressTime
+            logger.notice("closing an idle connection to make room for a new one (maxConnections)")
+            closeAfterCurrentRequest(
+                WireError(
+                    .limitExceeded,
+                    "prefsd serves maxConnections (\(limits.maxConnections)) connections and a new one came; this one "
+                        + "was idle the longest (\(idle.nanoseconds / 1_000_000) ms) and is closed to make room",
+                    limit: .maxConnections),
+                context: context)
             return
         }
         if case .some(ChannelEvent.inputClosed) = event as? ChannelEvent {
@@ -142,14 +183,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
+            activity.recordProgress()
             writeEvents(context: context)
-            resumeReadingIfHeld(context: context)
+            // Requests held back while the peer did not take their replies go on now.
+            processPending(context: context)
         }
         context.fireChannelWritabilityChanged()
     }
 
-    /// Holds reads while the peer does not take its replies, or too many requests wait: this bounds what one
-    /// connection costs the daemon.
+    /// Holds reads while the peer does not take its replies, or requests wait: this bounds what one connection
+    /// costs the daemon.
     func read(context: ChannelHandlerContext) {
         if isClosing || !context.channel.isWritable || pending.count >= Self.maxPendingRequests {
             readHeld = true
@@ -160,9 +203,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     // MARK: - Requests
 
+    /// Performs waiting requests while the peer takes their replies: once the channel is not writable (its
+    /// outbound buffer is above the high-water mark), the rest wait for ``channelWritabilityChanged(context:)``,
+    /// so unread replies never pile up.
     private func processPending(context: ChannelHandlerContext) {
         var wrote = false
-        while !isPerforming, !isClosing, let item = pending.popFirst() {
+        while !isPerforming, !isClosing, context.channel.isActive, context.channel.isWritable,
+            let item = pending.popFirst()
+        {
             switch item {
             case .failure(let rejection):
                 guard let reply = rejection.reply else {
@@ -205,7 +253,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 return WireReply(
                     id: request.id,
                     .success(
-                        .hello(WireHelloResult(version: version, server: shared.serverName, limits: shared.limits))))
+                        .hello(WireHelloResult(version: version, server: shared.serverName, limits: limits))))
             } catch {
                 return WireReply(id: request.id, .failure(error))
             }
@@ -227,10 +275,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             removed.token.cancel()
             eventQueue.removeSubscription(subscription)
+            activity.holdsSubscriptions = !subscriptions.isEmpty
             return WireReply(id: request.id, .success(.unsubscribe))
         case .synchronize:
             performOffLoop(request, context: context)
             return nil
+        case .getEffective(let list, _):
+            if let refusal = refusal(of: list) { return WireReply(id: request.id, .failure(refusal)) }
+            return WireReply(id: request.id, shared.requests.perform(operation, origin: origin))
         default:
             if operation.isWrite, let domain = operation.domain {
                 logger.trace(
@@ -262,8 +314,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             handler.write(WireReply(id: request.id, outcome), context: context)
             handler.flushOutbound(context: context)
-            if handler.isShuttingDown {
-                handler.close(context: context, with: WireError(.shuttingDown, "prefsd is stopping; reconnect later"))
+            if let error = handler.closeAfterRequest {
+                handler.close(context: context, with: error)
                 return
             }
             handler.processPending(context: context)
@@ -272,7 +324,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Writes a reply; one too large for a frame becomes a `limitExceeded` error reply.
     private func write(_ reply: WireReply, context: ChannelHandlerContext) {
-        if let payload = FlatReplyEncoder.encode(reply), payload.count <= shared.limits.maxFrameBytes {
+        if let payload = FlatReplyEncoder.encode(reply), payload.count <= limits.maxFrameBytes {
             append(payload, context: context)
             return
         }
@@ -291,10 +343,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private func writeFrame(_ dictionary: PlistDictionary, context: ChannelHandlerContext) throws(PrefsWireError) {
         let payload: [UInt8]
-        if let flat = FlatReplyEncoder.encode(dictionary), flat.count <= shared.limits.maxFrameBytes {
+        if let flat = FlatReplyEncoder.encode(dictionary), flat.count <= limits.maxFrameBytes {
             payload = flat
         } else {
-            payload = try WireFrame.encodePayload(dictionary, maxFrameBytes: shared.limits.maxFrameBytes)
+            payload = try WireFrame.encodePayload(dictionary, maxFrameBytes: limits.maxFrameBytes)
         }
         append(payload, context: context)
     }
@@ -330,10 +382,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func subscribe(
         _ filter: WireSubscriptionFilter, context: ChannelHandlerContext
     ) -> Result<WireResult, WireError> {
-        guard subscriptions.count < shared.limits.maxSubscriptions else {
+        if case .effective(let list) = filter.target, let refusal = refusal(of: list) { return .failure(refusal) }
+        guard subscriptions.count < limits.maxSubscriptions else {
             return .failure(
                 .limitExceeded(
-                    .maxSubscriptions, value: shared.limits.maxSubscriptions,
+                    .maxSubscriptions, value: limits.maxSubscriptions,
                     "subscription \(subscriptions.count + 1) of this connection"))
         }
         let storeFilter: ChangeFilter
@@ -346,6 +399,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         nextSubscriptionID += 1
         let (token, snapshot) = startStoreSubscription(id, storeFilter, generation: 0, context: context)
         subscriptions[id] = ActiveSubscription(filter: filter, storeFilter: storeFilter, generation: 0, token: token)
+        activity.holdsSubscriptions = true
         return .success(.subscribe(subscription: id, snapshot: wireSnapshot(snapshot, filter: filter)))
     }
 
@@ -455,9 +509,54 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func endSubscriptions() {
         for subscription in subscriptions.values { subscription.token.cancel() }
         subscriptions.removeAll()
+        activity.holdsSubscriptions = false
+    }
+
+    /// The refusal of a search list longer than `maxSuites`, or `nil`.
+    private func refusal(of list: WireSearchList) -> WireError? {
+        guard list.suites.count > limits.maxSuites else { return nil }
+        return .limitExceeded(.maxSuites, value: limits.maxSuites, "search list of \(list.suites.count) suites")
+    }
+
+    // MARK: - Idle connections
+
+    /// Checks for idleness when the idle timeout could have passed since the last progress.
+    private func scheduleIdleCheck(context: ChannelHandlerContext) {
+        guard let timeout = policy.idleTimeout else { return }
+        let deadline = activity.lastProgressTime + .nanoseconds(timeout.nanoseconds)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        idleCheck = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = loopBound.value
+            handler.idleCheck = nil
+            handler.closeIfIdle(context: context)
+        }
+    }
+
+    /// Closes the connection with `timedOut` when it made no progress for the idle timeout and waits for nothing
+    /// of the server's (a request in progress, events of its subscriptions); else checks again later.
+    private func closeIfIdle(context: ChannelHandlerContext) {
+        guard let timeout = policy.idleTimeout, !isClosing, self.context != nil else { return }
+        let idle = NIODeadline.now() - activity.lastProgressTime
+        if idle.nanoseconds >= timeout.nanoseconds, subscriptions.isEmpty, !isPerforming {
+            logger.debug("closing an idle connection", metadata: ["idle.ms": "\(idle.nanoseconds / 1_000_000)"])
+            close(
+                context: context,
+                with: WireError(
+                    .timedOut,
+                    "this connection made no progress for \(timeout) (IdleTimeoutSeconds); reconnect when needed"))
+            return
+        }
+        if idle.nanoseconds >= timeout.nanoseconds { activity.recordProgress() }
+        scheduleIdleCheck(context: context)
     }
 
     // MARK: - Closing
+
+    /// Closes with `error` now, or once the request in progress is answered.
+    private func closeAfterCurrentRequest(_ error: WireError, context: ChannelHandlerContext) {
+        closeAfterRequest = closeAfterRequest ?? error
+        if !isPerforming { close(context: context, with: error) }
+    }
 
     private func resumeReadingIfHeld(context: ChannelHandlerContext) {
         guard readHeld, !isClosing, context.channel.isWritable, pending.count < Self.maxPendingRequests else { return }

@@ -25,6 +25,12 @@ public struct DaemonConfiguration: Sendable {
     public var serverName: String
     /// How long shutdown waits for connections to finish the request they are performing before closing them.
     public var drainTimeout: Duration
+    /// How long a connection may stay idle (no request in progress or waiting, no subscription, nothing received
+    /// or sent) before the server closes it with `timedOut`; `nil` never.
+    public var idleTimeout: Duration?
+    /// How long a frame may take to arrive whole once its first byte came, before the server closes the
+    /// connection with `timedOut`.
+    public var frameTimeout: Duration
     /// The umask the socket is bound under (`0o177` makes it 0600), or `nil` to bind under the process's own.
     ///
     /// The umask is process-wide: `prefsd` sets it, since nothing else in the daemon creates files while it binds; a
@@ -45,11 +51,14 @@ public struct DaemonConfiguration: Sendable {
     ///   - logLevel: The lowest level logged.
     ///   - serverName: The name reported in `hello`.
     ///   - drainTimeout: How long shutdown waits for requests in progress.
+    ///   - idleTimeout: How long a connection may stay idle; `nil` for ever.
+    ///   - frameTimeout: How long a frame may take to arrive whole.
     ///   - socketCreationMask: The umask to bind the socket under, or `nil` for the process's.
     public init(
         socketPath: String, storePaths: StorePaths, limits: WireLimits = .default, flushDelay: Duration = .seconds(1),
         idleExitDelay: Duration? = nil, logLevel: Logger.Level = .info, serverName: String = defaultServerName,
-        drainTimeout: Duration = .seconds(5), socketCreationMask: UInt32? = nil
+        drainTimeout: Duration = .seconds(5), idleTimeout: Duration? = .seconds(600),
+        frameTimeout: Duration = .seconds(30), socketCreationMask: UInt32? = nil
     ) {
         self.socketPath = socketPath
         self.storePaths = storePaths
@@ -59,6 +68,8 @@ public struct DaemonConfiguration: Sendable {
         self.logLevel = logLevel
         self.serverName = serverName
         self.drainTimeout = drainTimeout
+        self.idleTimeout = idleTimeout
+        self.frameTimeout = frameTimeout
         self.socketCreationMask = socketCreationMask
     }
 

@@ -27,17 +27,42 @@ public final class DaemonServer: Service, Sendable {
     private let group: any EventLoopGroup
     private let state = Mutex(State())
 
+    /// A served connection, with what its handlers tell about its activity.
+    private struct Connection {
+        let channel: any Channel
+        let activity: ConnectionActivity
+    }
+
     private struct State {
         var listener: SocketListener?
         var serverChannel: (any Channel)?
-        var connections: [ObjectIdentifier: any Channel] = [:]
+        var connections: [ObjectIdentifier: Connection] = [:]
         /// Accepted connections, including those still being checked.
         var admitted = 0
         var lastActivity = ContinuousClock.now
         var isStopping = false
         var statusDirty = true
         var lastStatus = ""
+        /// Replaced by a reload of the settings.
+        var idleExitDelay: Duration?
+        /// The listening socket NIO serves a duplicate of: systemd's, or the one the server bound (then closed at
+        /// stop).
+        var listeningDescriptor: Int32?
+        var ownsListeningDescriptor = false
+        /// Accepting stopped because descriptors or memory ran out; it starts again after ``acceptPause``.
+        var acceptPaused = false
+        /// When an accept failure was last logged.
+        var acceptFailureLogged: ContinuousClock.Instant?
     }
+
+    /// How long a connection must have been idle before it may be closed to make room for a new one.
+    static let minimumIdleForEviction: TimeAmount = .seconds(1)
+
+    /// How long the server stops accepting after an accept failed (descriptors or memory exhausted).
+    static let acceptPause: TimeAmount = .milliseconds(250)
+
+    /// How often an accept failure is logged at most, while accepts go on failing.
+    static let acceptFailureLogInterval: Duration = .seconds(60)
 
     /// Creates a server; nothing happens until ``start()`` or ``run()``.
     /// - Parameters:
@@ -58,8 +83,21 @@ public final class DaemonServer: Service, Sendable {
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
         self.shared = DaemonShared(
-            store: store, limits: configuration.limits, serverName: configuration.serverName, logger: logger,
-            threadPool: NIOThreadPool.singleton)
+            store: store,
+            policy: ConnectionPolicy(
+                limits: configuration.limits, idleTimeout: configuration.idleTimeout,
+                frameTimeout: configuration.frameTimeout),
+            serverName: configuration.serverName, logger: logger, threadPool: NIOThreadPool.singleton)
+        state.withLock { $0.idleExitDelay = configuration.idleExitDelay }
+    }
+
+    /// Applies settings read again (`SIGHUP`): the limits and timeouts hold for connections accepted from now on
+    /// (the connection count and the budget of incomplete frames at once), the idle exit delay at the next check.
+    /// - Parameter settings: The new settings, already checked.
+    public func apply(_ settings: DaemonSettings) {
+        shared.policy = ConnectionPolicy(
+            limits: settings.limits, idleTimeout: settings.idleTimeout, frameTimeout: settings.frameTimeout)
+        state.withLock { $0.idleExitDelay = settings.idleExitDelay }
     }
 
     /// The path clients connect to: the activated socket's, or the configured one.
@@ -88,14 +126,17 @@ public final class DaemonServer: Service, Sendable {
     /// - Throws: ``PrefsDaemonError`` when the socket cannot be bound or adopted.
     public func start() async throws {
         if let activatedSocket {
+            state.withLock { $0.listeningDescriptor = activatedSocket.descriptor }
             try await listen(adopting: activatedSocket.descriptor)
             return
         }
         let listener = try SocketListener.prepare(path: configuration.socketPath)
         let previousMask = configuration.socketCreationMask.map { DaemonSystem.setFileCreationMask($0) }
-        let channel: any Channel
+        let descriptor: Int32
         do {
-            channel = try await bootstrap().bind(unixDomainSocketPath: listener.path).get()
+            // Bound here, not by NIO, so that NIO serves a duplicate and accepting can stop and start again with the
+            // socket (and the connections waiting in its backlog) kept open.
+            descriptor = try DaemonSystem.listeningSocket(path: listener.path, backlog: 4096)
             if let previousMask { DaemonSystem.setFileCreationMask(previousMask) }
         } catch {
             if let previousMask { DaemonSystem.setFileCreationMask(previousMask) }
@@ -105,7 +146,16 @@ public final class DaemonServer: Service, Sendable {
         }
         state.withLock {
             $0.listener = listener
-            $0.serverChannel = channel
+            $0.listeningDescriptor = descriptor
+            $0.ownsListeningDescriptor = true
+        }
+        do {
+            try await listen(adopting: descriptor)
+        } catch {
+            POSIX.closeDescriptor(descriptor)
+            listener.release()
+            throw PrefsDaemonError(
+                .bindFailed, "cannot listen on \(listener.path)", path: listener.path, cause: error)
         }
     }
 
@@ -123,7 +173,7 @@ public final class DaemonServer: Service, Sendable {
             logger.warning("cannot tell systemd the daemon is stopping", metadata: ["error": "\(error)"])
         }
         try? await serverChannel?.close()
-        let connections = state.withLock { Array($0.connections.values) }
+        let connections = state.withLock { $0.connections.values.map(\.channel) }
         logger.info("stopping", metadata: ["clients": "\(connections.count)"])
         for channel in connections {
             channel.pipeline.fireUserInboundEventTriggered(ConnectionHandler.ShutdownEvent())
@@ -136,7 +186,11 @@ public final class DaemonServer: Service, Sendable {
         for channel in connections {
             try? await channel.closeFuture.get()
         }
-        state.withLock { $0.listener }?.release()
+        let (listener, ownedDescriptor) = state.withLock { state in
+            (state.listener, state.ownsListeningDescriptor ? state.listeningDescriptor : nil)
+        }
+        if let ownedDescriptor { POSIX.closeDescriptor(ownedDescriptor) }
+        listener?.release()
     }
 
     // MARK: - Accepting
@@ -144,14 +198,22 @@ public final class DaemonServer: Service, Sendable {
     private func bootstrap() -> ServerBootstrap {
         ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 4096)
+            .serverChannelInitializer { [self] channel in
+                // Out of descriptors, accept fails at once again and again: pause instead of spinning on it.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptFailureHandler { [self] error, channel in self.acceptFailed(error, on: channel) })
+                }
+            }
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [self] channel in
                 self.initialize(channel)
             }
     }
 
-    /// Starts serving a listening descriptor systemd passed; NIO gets a duplicate, so the original stays open
-    /// for as long as the daemon runs (an idle exit may stop listening and start again).
+    /// Starts serving a listening descriptor (systemd's, or the one the server bound); NIO gets a duplicate, so the
+    /// original stays open for as long as the daemon runs (an idle exit, or descriptors running out, may stop
+    /// listening and start again).
     private func listen(adopting descriptor: Int32) async throws {
         let copy: Int32
         do {
@@ -168,18 +230,82 @@ public final class DaemonServer: Service, Sendable {
                 .activationFailed, "cannot serve the socket systemd passed (descriptor \(descriptor))",
                 cause: error)
         }
-        state.withLock { $0.serverChannel = channel }
+        let stopping = state.withLock { state in
+            if !state.isStopping { state.serverChannel = channel }
+            return state.isStopping
+        }
+        if stopping { try? await channel.close() }
+    }
+
+    /// An accept failed for want of descriptors or memory: stops accepting (the listening socket stays open, and
+    /// connections wait in its backlog), logs it at most once a minute, and accepts again after ``acceptPause``.
+    private func acceptFailed(_ error: any Error, on channel: any Channel) {
+        let (pause, log) = state.withLock { state -> (Bool, Bool) in
+            let now = ContinuousClock.now
+            let log = state.acceptFailureLogged.map { now - $0 >= Self.acceptFailureLogInterval } ?? true
+            if log { state.acceptFailureLogged = now }
+            guard !state.isStopping, !state.acceptPaused, state.serverChannel === channel else {
+                return (false, log)
+            }
+            state.acceptPaused = true
+            return (true, log)
+        }
+        if log {
+            let milliseconds = Self.acceptPause.nanoseconds / 1_000_000
+            logger.error(
+                "cannot accept a connection; accepting again every \(milliseconds) ms until it works",
+                metadata: ["error": "\(error)"])
+        }
+        guard pause else { return }
+        channel.close(promise: nil)
+        channel.eventLoop.scheduleTask(in: Self.acceptPause) { [self] in
+            Task { await self.resumeAccepting() }
+        }
+    }
+
+    /// Serves the listening socket again after an accept pause; tries again later when that fails too.
+    private func resumeAccepting() async {
+        guard let descriptor = state.withLock({ $0.isStopping ? nil : $0.listeningDescriptor }) else { return }
+        do {
+            try await listen(adopting: descriptor)
+            state.withLock { $0.acceptPaused = false }
+        } catch {
+            group.next().scheduleTask(in: Self.acceptPause) { [self] in
+                Task { await self.resumeAccepting() }
+            }
+        }
+    }
+
+    /// The served connection to close to make room when the table is full: the one idle the longest, without
+    /// subscriptions, idle for at least ``minimumIdleForEviction``; `nil` when there is none.
+    private static func evictionCandidate(_ connections: [ObjectIdentifier: Connection]) -> (any Channel)? {
+        let latest = NIODeadline.now() - minimumIdleForEviction
+        let candidates = connections.values.filter {
+            !$0.activity.holdsSubscriptions && $0.activity.lastProgressTime <= latest
+        }
+        for candidate in candidates.sorted(by: { $0.activity.lastProgressTime < $1.activity.lastProgressTime })
+        where candidate.activity.choose() {
+            return candidate.channel
+        }
+        return nil
     }
 
     private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
-        let admitted = state.withLock { state -> Bool in
+        let policy = shared.policy
+        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
             state.lastActivity = .now
-            guard !state.isStopping, state.admitted < configuration.limits.maxConnections else { return false }
+            guard !state.isStopping else { return (false, nil) }
+            if state.admitted < policy.limits.maxConnections {
+                state.admitted += 1
+                return (true, nil)
+            }
+            guard let victim = Self.evictionCandidate(state.connections) else { return (false, nil) }
             state.admitted += 1
-            return true
+            return (true, victim)
         }
+        evicted?.pipeline.fireUserInboundEventTriggered(ConnectionHandler.EvictEvent())
         guard admitted else {
-            let limit = configuration.limits.maxConnections
+            let limit = policy.limits.maxConnections
             let error =
                 state.withLock { $0.isStopping }
                 ? WireError(.shuttingDown, "prefsd is stopping; reconnect later")
@@ -214,14 +340,18 @@ public final class DaemonServer: Service, Sendable {
                                     + "client runs as uid \(credentials.userID)")))
                     return
                 }
+                let activity = ConnectionActivity()
                 state.withLock { state in
-                    state.connections[identifier] = channel
+                    state.connections[identifier] = Connection(channel: channel, activity: activity)
                     state.statusDirty = true
                 }
                 try channel.pipeline.syncOperations.addHandler(
-                    ByteToMessageHandler(WireFrameChannelDecoder(limits: configuration.limits)))
+                    ByteToMessageHandler(
+                        WireFrameChannelDecoder(
+                            limits: policy.limits, budget: shared.frameBudget, frameTimeout: policy.frameTimeout,
+                            activity: activity)))
                 try channel.pipeline.syncOperations.addHandler(
-                    ConnectionHandler(shared: shared, credentials: credentials))
+                    ConnectionHandler(shared: shared, policy: policy, activity: activity, credentials: credentials))
             }
         }
     }
@@ -230,12 +360,11 @@ public final class DaemonServer: Service, Sendable {
 
     /// Keeps the status current; returns when a socket-activated server has been idle for its delay.
     private func serveUntilIdle() async {
-        let idleDelay = activatedSocket == nil ? nil : configuration.idleExitDelay
-        let tick: Duration = idleDelay.map { min($0 / 4, .seconds(1)) } ?? .seconds(1)
+        let tick: Duration = configuration.idleExitDelay.map { min($0 / 4, .seconds(1)) } ?? .seconds(1)
         while !Task.isCancelled {
             do { try await Task.sleep(for: tick) } catch { return }
             updateStatus()
-            guard let idleDelay, let activatedSocket else { continue }
+            guard let activatedSocket, let idleDelay = state.withLock({ $0.idleExitDelay }) else { continue }
             let isIdle = state.withLock { state in
                 state.admitted == 0 && ContinuousClock.now - state.lastActivity >= idleDelay
             }
@@ -251,7 +380,9 @@ public final class DaemonServer: Service, Sendable {
     /// closed is served, and listening starts again.
     /// - Returns: Whether the server stopped listening with no client.
     private func stopListeningIfIdle(_ descriptor: Int32) async -> Bool {
-        guard !DaemonSystem.hasPendingConnection(descriptor) else { return false }
+        guard !DaemonSystem.hasPendingConnection(descriptor), !state.withLock({ $0.acceptPaused }) else {
+            return false
+        }
         let channel = state.withLock { $0.serverChannel }
         try? await channel?.close()
         let stillIdle = state.withLock { $0.admitted == 0 }

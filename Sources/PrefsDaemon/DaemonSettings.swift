@@ -10,12 +10,14 @@ import PrefsWire
 /// |---|---|---|---|
 /// | `FlushDelay` | real or integer, seconds (0.001–3600) | 1 | How long after a change its domain is written. |
 /// | `IdleExitSeconds` | integer or real, seconds (0–86400) | 0 | Socket-activated only: exit after this long without clients; 0 never. |
+/// | `IdleTimeoutSeconds` | integer or real, seconds (0, or 0.1–86400) | 600 | Close a connection idle this long; 0 never. |
+/// | `FrameTimeoutSeconds` | integer or real, seconds (0.1–3600) | 30 | Close a connection whose frame has not arrived whole this long after its first byte. |
 /// | `LogLevel` | string | `info` | `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`. |
-/// | `MaxFrameBytes`, `MaxFrameObjects`, `MaxDepth`, `MaxDomainBytes`, `MaxKeyBytes`, `MaxConnections`, `MaxSubscriptions`, `SubscriptionQueueLength` | integer ≥ 1 | as `WireLimits.default` | The limits of docs/PROTOCOL.md. |
+/// | `MaxFrameBytes`, `MaxFrameObjects`, `MaxDepth`, `MaxDomainBytes`, `MaxKeyBytes`, `MaxConnections`, `MaxSubscriptions`, `SubscriptionQueueLength`, `MaxSuites`, `MaxBufferedFrameBytes` | integer, each within ``limitRanges`` | as `WireLimits.default` | The limits of docs/PROTOCOL.md. |
 ///
 /// A value of the wrong type or out of range is not fatal: the daemon logs a warning naming the key and the
-/// value, and uses the default. Settings are read at start-up; restart the daemon to apply a change.
-public struct DaemonSettings: Sendable {
+/// value, and uses the default. Settings are read at start-up and again on `SIGHUP`.
+public struct DaemonSettings: Sendable, Equatable {
     /// The daemon's settings domain, `prefsd`.
     public static let domainName = "prefsd"
 
@@ -23,6 +25,10 @@ public struct DaemonSettings: Sendable {
     public var flushDelay: Duration = .seconds(1)
     /// Seconds without clients before a socket-activated daemon exits; `nil` never.
     public var idleExitDelay: Duration?
+    /// How long a connection may stay idle before it is closed; `nil` never.
+    public var idleTimeout: Duration? = .seconds(600)
+    /// How long a frame may take to arrive whole.
+    public var frameTimeout: Duration = .seconds(30)
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
     /// The limits.
@@ -35,6 +41,20 @@ public struct DaemonSettings: Sendable {
         ("MaxFrameBytes", .maxFrameBytes), ("MaxFrameObjects", .maxFrameObjects), ("MaxDepth", .maxDepth),
         ("MaxDomainBytes", .maxDomainBytes), ("MaxKeyBytes", .maxKeyBytes), ("MaxConnections", .maxConnections),
         ("MaxSubscriptions", .maxSubscriptions), ("SubscriptionQueueLength", .subscriptionQueueLength),
+        ("MaxSuites", .maxSuites), ("MaxBufferedFrameBytes", .maxBufferedFrameBytes),
+    ]
+
+    /// The values each limit may take: what the code handles, not merely what fits in an integer.
+    ///
+    /// `maxDepth` stops at 200 because every layer walks values to their depth (the encoders, the store's size and
+    /// difference computations, freeing a value) and the files must read back: the property-list readers refuse
+    /// documents nested deeper than 250 levels (libxml2's own limit is 256). Frames stop at 256 MiB, the readers'
+    /// input limit, and objects at 16 Mi, theirs too.
+    public static let limitRanges: [WireLimit: ClosedRange<Int>] = [
+        .maxFrameBytes: 4096...(256 << 20), .maxFrameObjects: 16...(16 << 20), .maxDepth: 1...200,
+        .maxDomainBytes: 1024...(128 << 20), .maxKeyBytes: 1...65536, .maxConnections: 1...65536,
+        .maxSubscriptions: 1...65536, .subscriptionQueueLength: 1...(1 << 20), .maxSuites: 1...1024,
+        .maxBufferedFrameBytes: 4096...(1 << 30),
     ]
 
     /// Reads the settings from the effective values of the `prefsd` domain.
@@ -42,16 +62,30 @@ public struct DaemonSettings: Sendable {
     public init(values: PlistDictionary) {
         if let value = values["FlushDelay"] {
             if let seconds = Self.seconds(value), seconds >= 0.001, seconds <= 3600 {
-                flushDelay = .milliseconds(Int64((seconds * 1000).rounded()))
+                flushDelay = Self.duration(seconds)
             } else {
                 warn("FlushDelay", value, "must be a number of seconds from 0.001 to 3600")
             }
         }
         if let value = values["IdleExitSeconds"] {
             if let seconds = Self.seconds(value), seconds >= 0, seconds <= 86400 {
-                idleExitDelay = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded()))
+                idleExitDelay = seconds == 0 ? nil : Self.duration(seconds)
             } else {
                 warn("IdleExitSeconds", value, "must be a number of seconds from 0 (never) to 86400")
+            }
+        }
+        if let value = values["IdleTimeoutSeconds"] {
+            if let seconds = Self.seconds(value), seconds == 0 || (seconds >= 0.1 && seconds <= 86400) {
+                idleTimeout = seconds == 0 ? nil : Self.duration(seconds)
+            } else {
+                warn("IdleTimeoutSeconds", value, "must be 0 (never) or a number of seconds from 0.1 to 86400")
+            }
+        }
+        if let value = values["FrameTimeoutSeconds"] {
+            if let seconds = Self.seconds(value), seconds >= 0.1, seconds <= 3600 {
+                frameTimeout = Self.duration(seconds)
+            } else {
+                warn("FrameTimeoutSeconds", value, "must be a number of seconds from 0.1 to 3600")
             }
         }
         if let value = values["LogLevel"] {
@@ -63,10 +97,13 @@ public struct DaemonSettings: Sendable {
         }
         for (key, limit) in Self.limitKeys {
             guard let value = values[key] else { continue }
-            if case .integer(let integer) = value, let number = integer.int64Value, number >= 1, number <= Int32.max {
+            let range = Self.limitRanges[limit] ?? 1...Int(Int32.max)
+            if case .integer(let integer) = value, let number = integer.int64Value,
+                number >= range.lowerBound, number <= range.upperBound
+            {
                 limits[limit] = Int(number)
             } else {
-                warn(key, value, "must be an integer from 1 to \(Int32.max)")
+                warn(key, value, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }
         }
         if limits.maxFrameBytes < limits.maxDomainBytes + 64 * 1024 {
@@ -75,6 +112,13 @@ public struct DaemonSettings: Sendable {
                     + "domain \(Self.domainName): a frame must hold the largest domain and its envelope; "
                     + "MaxFrameBytes raised to \(limits.maxDomainBytes + 64 * 1024)")
             limits.maxFrameBytes = limits.maxDomainBytes + 64 * 1024
+        }
+        if limits.maxBufferedFrameBytes < limits.maxFrameBytes {
+            warnings.append(
+                "settings MaxBufferedFrameBytes (\(limits.maxBufferedFrameBytes)) and MaxFrameBytes "
+                    + "(\(limits.maxFrameBytes)) of domain \(Self.domainName): the buffers must hold the largest "
+                    + "frame; MaxBufferedFrameBytes raised to \(limits.maxFrameBytes)")
+            limits.maxBufferedFrameBytes = limits.maxFrameBytes
         }
     }
 
@@ -90,6 +134,24 @@ public struct DaemonSettings: Sendable {
         return DaemonSettings(values: view.values)
     }
 
+    /// Every setting with its value as the log shows it, in a fixed order.
+    var summary: [(key: String, value: String)] {
+        var result: [(key: String, value: String)] = [
+            ("FlushDelay", "\(flushDelay)"), ("IdleExitSeconds", idleExitDelay.map { "\($0)" } ?? "never"),
+            ("IdleTimeoutSeconds", idleTimeout.map { "\($0)" } ?? "never"),
+            ("FrameTimeoutSeconds", "\(frameTimeout)"), ("LogLevel", "\(logLevel)"),
+        ]
+        for (key, limit) in Self.limitKeys { result.append((key, "\(limits[limit])")) }
+        return result
+    }
+
+    /// One line per setting whose value differs from `old`'s: `MaxConnections 256 -> 10`.
+    func changes(from old: DaemonSettings) -> [String] {
+        zip(old.summary, summary).compactMap { before, after in
+            before.value == after.value ? nil : "\(after.key) \(before.value) -> \(after.value)"
+        }
+    }
+
     /// A number of seconds from an integer or a real.
     private static func seconds(_ value: PlistValue) -> Double? {
         switch value {
@@ -97,6 +159,10 @@ public struct DaemonSettings: Sendable {
         case .real(let real) where real.isFinite: real
         default: nil
         }
+    }
+
+    private static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     private mutating func warn(_ key: String, _ value: PlistValue, _ rule: String) {

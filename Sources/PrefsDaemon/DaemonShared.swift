@@ -2,22 +2,38 @@ import Logging
 import NIOPosix
 import PrefsStore
 import PrefsWire
+import Synchronization
 
-/// What every connection of one daemon shares: the store, the limits, the thread pool for blocking requests.
+/// What every connection of one daemon shares: the store, the connection policy (limits and timeouts, replaced on
+/// a reload), the budget of incomplete frames, the thread pool for blocking requests.
 final class DaemonShared: Sendable {
     let store: PreferencesStore
     let requests: StoreRequests
-    let limits: WireLimits
     let serverName: String
     let logger: Logger
     let threadPool: NIOThreadPool
+    let frameBudget: FrameBudget
+    private let currentPolicy: Mutex<ConnectionPolicy>
 
-    init(store: PreferencesStore, limits: WireLimits, serverName: String, logger: Logger, threadPool: NIOThreadPool) {
+    init(
+        store: PreferencesStore, policy: ConnectionPolicy, serverName: String, logger: Logger,
+        threadPool: NIOThreadPool
+    ) {
         self.store = store
         self.requests = StoreRequests(store: store)
-        self.limits = limits
+        self.currentPolicy = Mutex(policy)
+        self.frameBudget = FrameBudget(capacity: policy.limits.maxBufferedFrameBytes)
         self.serverName = serverName
         self.logger = logger
         self.threadPool = threadPool
+    }
+
+    /// The policy new connections are held to.
+    var policy: ConnectionPolicy {
+        get { currentPolicy.withLock { $0 } }
+        set {
+            currentPolicy.withLock { $0 = newValue }
+            frameBudget.setCapacity(newValue.limits.maxBufferedFrameBytes)
+        }
     }
 }

@@ -87,6 +87,47 @@ enum DaemonSystem {
         return result == 0 || errno == EINTR || errno == EAGAIN
     }
 
+    /// A Unix stream socket bound to `path` and listening, close-on-exec; the caller sets the umask it is created
+    /// under.
+    static func listeningSocket(path: String, backlog: Int32) throws(SystemCallError) -> Int32 {
+        let (descriptor, socketError) = POSIX.retrying {
+            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        if descriptor < 0 { throw SystemCallError(call: "socket", errno: socketError) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maxSocketPathBytes else {
+            POSIX.closeDescriptor(descriptor)
+            throw SystemCallError(call: "bind \(path)", errno: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let (bound, bindError) = POSIX.retrying {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+        if bound != 0 {
+            POSIX.closeDescriptor(descriptor)
+            throw SystemCallError(call: "bind \(path)", errno: bindError)
+        }
+        let (listening, listenError) = POSIX.retrying { listen(descriptor, backlog) }
+        if listening != 0 {
+            POSIX.closeDescriptor(descriptor)
+            throw SystemCallError(call: "listen \(path)", errno: listenError)
+        }
+        return descriptor
+    }
+
+    /// Whether an accept error means the process or the system is out of descriptors or memory, which waiting can
+    /// cure.
+    static func isResourceExhaustion(_ error: any Error) -> Bool {
+        guard let error = error as? IOError else { return false }
+        return [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode)
+    }
+
     /// A duplicate of a descriptor, close-on-exec.
     static func duplicate(_ descriptor: Int32) throws(SystemCallError) -> Int32 {
         let (copy, code) = POSIX.retrying { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }

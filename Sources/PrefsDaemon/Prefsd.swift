@@ -4,8 +4,9 @@ import PrefsStore
 import PrefsSystemd
 import ServiceLifecycle
 
-/// The `prefsd` program: reads its settings, opens the store, and runs the watchdog, the flush service and the
-/// server in one `ServiceGroup` until SIGTERM or SIGINT (or an idle exit), then flushes and returns.
+/// The `prefsd` program: reads its settings, opens the store, and runs the watchdog, the flush service, the server
+/// and the settings reload (`SIGHUP`) in one `ServiceGroup` until SIGTERM or SIGINT (or an idle exit), then flushes
+/// and returns.
 public enum Prefsd {
     /// The text of `prefsd --help`.
     public static let usage = """
@@ -24,9 +25,10 @@ public enum Prefsd {
           --version       print the version
 
         environment: PREFERENCES_HOME, PREFERENCES_SYSTEM_DIR, PREFERENCES_DOMAINS_DIR, PREFSD_SOCKET.
-        settings: `defaults write prefsd <key> <value>`, read at start-up: FlushDelay, IdleExitSeconds, LogLevel,
-        MaxConnections, MaxFrameBytes, MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions,
-        SubscriptionQueueLength (docs/DAEMON.md).
+        settings: `defaults write prefsd <key> <value>`, read at start-up and on SIGHUP: FlushDelay,
+        IdleExitSeconds, IdleTimeoutSeconds, FrameTimeoutSeconds, LogLevel, MaxConnections, MaxFrameBytes,
+        MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions, SubscriptionQueueLength,
+        MaxSuites, MaxBufferedFrameBytes (docs/DAEMON.md).
 
         """
 
@@ -76,7 +78,8 @@ public enum Prefsd {
         let configuration = DaemonConfiguration(
             socketPath: socketOverride ?? DaemonConfiguration.defaultSocketPath(), storePaths: paths,
             limits: settings.limits, flushDelay: settings.flushDelay, idleExitDelay: settings.idleExitDelay,
-            logLevel: settings.logLevel, socketCreationMask: SocketListener.socketMask)
+            logLevel: settings.logLevel, idleTimeout: settings.idleTimeout, frameTimeout: settings.frameTimeout,
+            socketCreationMask: SocketListener.socketMask)
         let storeLogger = Logger(label: "prefsd.store")
         let store = PreferencesStore(
             paths: paths,
@@ -99,6 +102,10 @@ public enum Prefsd {
                     .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
                     .init(service: StoreFlushService(store: store, logger: storeLogger)),
                     .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(
+                        service: SettingsReloadService(
+                            settings: settings, paths: paths, server: server, notifier: notifier,
+                            logger: Logger(label: "prefsd.settings"))),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: Logger(label: "prefsd.lifecycle")))

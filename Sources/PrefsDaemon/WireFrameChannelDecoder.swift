@@ -5,26 +5,41 @@ import PrefsWire
 /// Splits a connection's bytes into frames and decodes each one in place, as a NIO `ByteToMessageDecoder`.
 ///
 /// A frame's length is checked as soon as its four bytes arrive, so an oversized frame fails before its payload
-/// is buffered. Errors are ``PrefsWireError``s; the connection handler answers them with a `closing` event.
+/// is buffered. The bytes of a frame still arriving are charged to the daemon's ``FrameBudget`` (all connections
+/// together), and the frame must arrive whole within the frame timeout of its first byte. Errors are
+/// ``PrefsWireError``s; the connection handler answers them with a `closing` event.
 struct WireFrameChannelDecoder: ByteToMessageDecoder {
     typealias InboundOut = PlistDictionary
 
     let limits: WireLimits
+    private let partial: PartialFrame
+
+    init(limits: WireLimits, budget: FrameBudget, frameTimeout: Duration, activity: ConnectionActivity) {
+        self.limits = limits
+        self.partial = PartialFrame(budget: budget, timeout: frameTimeout, activity: activity)
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard buffer.readableBytes >= WireFrame.headerLength else { return .needMoreData }
+        guard buffer.readableBytes >= WireFrame.headerLength else { return try needMore(context, buffer) }
         let length = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
             try WireFrame.payloadLength(header: bytes, limits: limits)
         }
         let frameLength = WireFrame.headerLength + length
-        guard buffer.readableBytes >= frameLength else { return .needMoreData }
+        guard buffer.readableBytes >= frameLength else { return try needMore(context, buffer) }
         let message = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
             try WireFrame.decodePayload(
                 UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength]), limits: limits)
         }
         buffer.moveReaderIndex(forwardBy: frameLength)
+        partial.frameEnded()
         context.fireChannelRead(wrapInboundOut(message))
         return .continue
+    }
+
+    /// Accounts for the bytes of the frame still arriving, then waits for more.
+    private func needMore(_ context: ChannelHandlerContext, _ buffer: ByteBuffer) throws -> DecodingState {
+        try partial.update(buffered: buffer.readableBytes, context: context, limits: limits)
+        return .needMoreData
     }
 
     mutating func decodeLast(
@@ -34,10 +49,82 @@ struct WireFrameChannelDecoder: ByteToMessageDecoder {
         let pending = buffer.readableBytes
         guard pending > 0 else { return .needMoreData }
         buffer.moveReaderIndex(forwardBy: pending)
+        partial.frameEnded()
         if pending < WireFrame.headerLength {
             throw PrefsWireError(
                 .malformedFrame, "stream ended inside a frame header: \(pending) of its 4 bytes arrived")
         }
         throw PrefsWireError(.malformedFrame, "stream ended inside a frame: \(pending) of its bytes arrived")
+    }
+
+    mutating func decoderRemoved(context: ChannelHandlerContext) {
+        partial.frameEnded()
+    }
+}
+
+/// The frame of one connection that has begun to arrive: its bytes charged to the budget, and its deadline.
+///
+/// Used on the connection's event loop only.
+private final class PartialFrame {
+    private let budget: FrameBudget
+    private let timeout: Duration
+    private let activity: ConnectionActivity
+    private var charged = 0
+    private var deadline: Scheduled<Void>?
+
+    init(budget: FrameBudget, timeout: Duration, activity: ConnectionActivity) {
+        self.budget = budget
+        self.timeout = timeout
+        self.activity = activity
+    }
+
+    /// Charges or releases the difference from the last call, and starts the deadline at the frame's first byte.
+    /// - Throws: ``PrefsWireError`` `limitExceeded` naming `maxBufferedFrameBytes` when the budget is spent.
+    func update(buffered: Int, context: ChannelHandlerContext, limits: WireLimits) throws {
+        guard buffered > 0 else {
+            frameEnded()
+            return
+        }
+        if buffered > charged {
+            guard budget.charge(buffered - charged) else {
+                let held = budget.usedBytes
+                frameEnded()
+                throw PrefsWireError(
+                    .limitExceeded,
+                    "a frame of this connection would bring the bytes of incomplete frames of all connections "
+                        + "beyond maxBufferedFrameBytes (\(budget.capacityBytes); \(held) held)",
+                    limit: .maxBufferedFrameBytes)
+            }
+        } else {
+            budget.release(charged - buffered)
+        }
+        charged = buffered
+        if deadline == nil { arm(context) }
+    }
+
+    /// Starts the frame's deadline; a frame the server stopped reading (its reads are held) gets another period.
+    private func arm(_ context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            let (frame, context) = loopBound.value
+            frame.deadline = nil
+            guard frame.charged > 0 else { return }
+            if frame.activity.readsHeld {
+                frame.arm(context)
+                return
+            }
+            context.fireErrorCaught(
+                PrefsWireError(
+                    .timedOut,
+                    "a frame did not arrive whole within \(frame.timeout) of its first byte (FrameTimeoutSeconds)"))
+        }
+    }
+
+    /// The frame arrived whole, or the connection ended: releases its bytes and its deadline.
+    func frameEnded() {
+        budget.release(charged)
+        charged = 0
+        deadline?.cancel()
+        deadline = nil
     }
 }

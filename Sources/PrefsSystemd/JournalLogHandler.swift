@@ -30,8 +30,13 @@ public struct JournalLogHandler: LogHandler {
     public let identifier: String
     /// Where entries go.
     public let destination: Destination
-    /// The lowest level that is written.
-    public var logLevel: Logger.Level
+    /// The lowest level that is written: the one set on this handler, else the process's
+    /// (``PrefsLogging/setLogLevel(_:)``), which a daemon may change while it runs.
+    public var logLevel: Logger.Level {
+        get { ownLogLevel ?? PrefsLogging.logLevel }
+        set { ownLogLevel = newValue }
+    }
+    private var ownLogLevel: Logger.Level?
     /// Metadata added to every entry from this handler.
     public var metadata: Logger.Metadata
     /// Supplies contextual metadata (task-local values, say) for each entry.
@@ -51,7 +56,20 @@ public struct JournalLogHandler: LogHandler {
         self.label = label
         self.identifier = identifier
         self.destination = destination
-        self.logLevel = logLevel
+        self.ownLogLevel = logLevel
+        self.metadata = [:]
+        self.metadataProvider = metadataProvider
+    }
+
+    /// A handler that follows the process's level (``PrefsLogging/setLogLevel(_:)``).
+    init(
+        label: String, identifier: String, destination: Destination,
+        metadataProvider: Logger.MetadataProvider?
+    ) {
+        self.label = label
+        self.identifier = identifier
+        self.destination = destination
+        self.ownLogLevel = nil
         self.metadata = [:]
         self.metadataProvider = metadataProvider
     }

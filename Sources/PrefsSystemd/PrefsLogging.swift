@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// Sets up swift-log for the project's programs: journald under systemd, standard error otherwise.
 public enum PrefsLogging {
@@ -30,12 +31,29 @@ public enum PrefsLogging {
     public static func bootstrap(
         identifier: String, logLevel: Logger.Level = .info, metadataProvider: Logger.MetadataProvider? = nil
     ) {
+        setLogLevel(logLevel)
         let destination = JournalLogHandler.detectedDestination
         LoggingSystem.bootstrap(
             { label, provider in
                 JournalLogHandler(
-                    label: label, identifier: identifier, destination: destination, logLevel: logLevel,
-                    metadataProvider: provider)
+                    label: label, identifier: identifier, destination: destination, metadataProvider: provider)
             }, metadataProvider: metadataProvider)
     }
+
+    /// Changes the lowest level every `Logger` of the bootstrapped handlers writes, at once (a daemon reloading
+    /// its settings); a level set on one `Logger` stays that logger's.
+    /// - Parameter level: The new level.
+    public static func setLogLevel(_ level: Logger.Level) {
+        let index = Logger.Level.allCases.firstIndex(of: level) ?? 0
+        processLogLevel.store(index, ordering: .relaxed)
+    }
+
+    /// The process's level, as ``setLogLevel(_:)`` set it (`info` before).
+    static var logLevel: Logger.Level {
+        let index = processLogLevel.load(ordering: .relaxed)
+        let levels = Logger.Level.allCases
+        return levels.indices.contains(index) ? levels[index] : .info
+    }
+
+    private static let processLogLevel = Atomic<Int>(Logger.Level.allCases.firstIndex(of: .info) ?? 0)
 }

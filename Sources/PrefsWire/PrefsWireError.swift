@@ -9,7 +9,7 @@ public struct PrefsWireError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
-            case malformedFrame, limitExceeded, unencodable
+            case malformedFrame, limitExceeded, unencodable, timedOut
         }
         private let base: Base
 
@@ -20,6 +20,8 @@ public struct PrefsWireError: Error, Sendable, CustomStringConvertible {
         public static let limitExceeded = Code(base: .limitExceeded)
         /// A message cannot be written as a binary property list.
         public static let unencodable = Code(base: .unencodable)
+        /// A frame began to arrive but did not arrive whole in time.
+        public static let timedOut = Code(base: .timedOut)
 
         /// The code's name, e.g. `malformedFrame`.
         public var description: String { "\(base)" }
@@ -60,6 +62,9 @@ public struct PrefsWireError: Error, Sendable, CustomStringConvertible {
         }
         if code == .malformedFrame {
             return WireError(.malformedFrame, description)
+        }
+        if code == .timedOut {
+            return WireError(.timedOut, description)
         }
         return WireError(.internal, description)
     }

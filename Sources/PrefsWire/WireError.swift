@@ -40,6 +40,9 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedFrame = Code(rawValue: "malformedFrame")
         /// The server is stopping; the connection is closed and the client may reconnect.
         public static let shuttingDown = Code(rawValue: "shuttingDown")
+        /// The connection was idle too long, or a frame did not arrive whole in time; the connection is closed and
+        /// the client may reconnect.
+        public static let timedOut = Code(rawValue: "timedOut")
         /// A bug or an unexpected failure in the server.
         public static let `internal` = Code(rawValue: "internal")
 
@@ -47,7 +50,7 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let allDefined: [Code] = [
             .badRequest, .unknownOperation, .unsupportedVersion, .notFound, .invalidName, .limitExceeded,
             .permissionDenied, .readOnly, .versionConflict, .storeUnavailable, .malformedFrame, .shuttingDown,
-            .internal,
+            .timedOut, .internal,
         ]
 
         /// The code as it appears on the wire.

@@ -123,11 +123,17 @@ public enum WireFrame {
         do {
             value = try PlistSerialization.decode(payload, format: .binary, limits: decodingLimits).value
         } catch let error as PlistError where error.code == .limitExceeded {
+            // The reader's depth errors say the value "nests"; its other limit errors are about object counts (the
+            // input size was checked above).
+            if error.message.contains("nests") {
+                throw PrefsWireError(
+                    .limitExceeded,
+                    "frame payload exceeds maxDepth (\(limits.maxDepth), plus \(envelopeDepth) levels of message)",
+                    limit: .maxDepth, cause: error)
+            }
             throw PrefsWireError(
-                .limitExceeded,
-                "frame payload exceeds maxDepth (\(limits.maxDepth), plus \(envelopeDepth) levels of message) or "
-                    + "maxFrameObjects (\(limits.maxFrameObjects))",
-                cause: error)
+                .limitExceeded, "frame payload exceeds maxFrameObjects (\(limits.maxFrameObjects))",
+                limit: .maxFrameObjects, cause: error)
         } catch {
             throw PrefsWireError(.malformedFrame, "frame payload is not a valid binary property list", cause: error)
         }

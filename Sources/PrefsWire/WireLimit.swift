@@ -16,4 +16,8 @@ public enum WireLimit: String, Sendable, Hashable, CaseIterable {
     case maxSubscriptions
     /// The most pending changes queued for one connection before its subscriptions fall back to resync.
     case subscriptionQueueLength
+    /// The most suite domains one search list may name (`getEffective`, an `app` subscription).
+    case maxSuites
+    /// The most bytes of frames that have begun to arrive but are not complete, all connections together.
+    case maxBufferedFrameBytes
 }

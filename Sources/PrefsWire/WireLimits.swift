@@ -20,6 +20,11 @@ public struct WireLimits: Sendable, Hashable {
     public var maxSubscriptions: Int
     /// The most pending changes queued for one connection before its subscriptions fall back to resync.
     public var subscriptionQueueLength: Int
+    /// The most suite domains one search list may name.
+    public var maxSuites: Int
+    /// The most bytes the server buffers for frames still arriving, all connections together; the connection whose
+    /// bytes would go beyond it is closed.
+    public var maxBufferedFrameBytes: Int
 
     /// Creates limits; every value must be at least 1.
     /// - Parameters:
@@ -31,9 +36,12 @@ public struct WireLimits: Sendable, Hashable {
     ///   - maxConnections: The most connections at once.
     ///   - maxSubscriptions: The most subscriptions per connection.
     ///   - subscriptionQueueLength: The most pending changes per connection.
+    ///   - maxSuites: The most suite domains in one search list.
+    ///   - maxBufferedFrameBytes: The most bytes of incomplete frames, all connections together.
     public init(
         maxFrameBytes: Int, maxFrameObjects: Int, maxDepth: Int, maxDomainBytes: Int, maxKeyBytes: Int,
-        maxConnections: Int, maxSubscriptions: Int, subscriptionQueueLength: Int
+        maxConnections: Int, maxSubscriptions: Int, subscriptionQueueLength: Int,
+        maxSuites: Int = 64, maxBufferedFrameBytes: Int = 64 << 20
     ) {
         self.maxFrameBytes = maxFrameBytes
         self.maxFrameObjects = maxFrameObjects
@@ -43,16 +51,20 @@ public struct WireLimits: Sendable, Hashable {
         self.maxConnections = maxConnections
         self.maxSubscriptions = maxSubscriptions
         self.subscriptionQueueLength = subscriptionQueueLength
+        self.maxSuites = maxSuites
+        self.maxBufferedFrameBytes = maxBufferedFrameBytes
     }
 
     /// The defaults: 16 MiB frames of up to 1 Mi objects, depth 64, 4 MiB domains, 1 KiB keys, 256
-    /// connections, 256 subscriptions per connection, 1024 pending changes per connection.
+    /// connections, 256 subscriptions per connection, 1024 pending changes per connection, 64 suites per search
+    /// list, 64 MiB of incomplete frames in all.
     ///
     /// A frame must be able to carry the largest domain (`readDomain`, resync snapshots), so
     /// `maxFrameBytes` stays well above `maxDomainBytes`.
     public static let `default` = WireLimits(
         maxFrameBytes: 16 << 20, maxFrameObjects: 1 << 20, maxDepth: 64, maxDomainBytes: 4 << 20,
-        maxKeyBytes: 1024, maxConnections: 256, maxSubscriptions: 256, subscriptionQueueLength: 1024)
+        maxKeyBytes: 1024, maxConnections: 256, maxSubscriptions: 256, subscriptionQueueLength: 1024,
+        maxSuites: 64, maxBufferedFrameBytes: 64 << 20)
 
     /// The value of one limit, by name.
     public subscript(limit: WireLimit) -> Int {
@@ -66,6 +78,8 @@ public struct WireLimits: Sendable, Hashable {
             case .maxConnections: maxConnections
             case .maxSubscriptions: maxSubscriptions
             case .subscriptionQueueLength: subscriptionQueueLength
+            case .maxSuites: maxSuites
+            case .maxBufferedFrameBytes: maxBufferedFrameBytes
             }
         }
         set {
@@ -78,6 +92,8 @@ public struct WireLimits: Sendable, Hashable {
             case .maxConnections: maxConnections = newValue
             case .maxSubscriptions: maxSubscriptions = newValue
             case .subscriptionQueueLength: subscriptionQueueLength = newValue
+            case .maxSuites: maxSuites = newValue
+            case .maxBufferedFrameBytes: maxBufferedFrameBytes = newValue
             }
         }
     }
@@ -85,8 +101,11 @@ public struct WireLimits: Sendable, Hashable {
     /// The bounds the frame decoder hands to the binary property-list reader.
     var frameDecodingLimits: PlistLimits {
         let (depth, overflow) = maxDepth.addingReportingOverflow(WireFrame.envelopeDepth)
-        return PlistLimits(
+        var limits = PlistLimits(
             maxInputBytes: maxFrameBytes, maxDepth: overflow ? Int.max : depth, maxObjectCount: maxFrameObjects)
+        // Identifiers and versions range over 64 bits: a wider number is refused, never cut to its low half.
+        limits.truncatesWideIntegers = false
+        return limits
     }
 }
 
@@ -101,17 +120,22 @@ extension WireLimits {
     }
 
     /// Reads the `limits` dictionary of a `hello` reply.
+    ///
+    /// The set of limits is open, unlike other dictionaries of the protocol: a name this version does not know is
+    /// skipped, and a known one the server does not report keeps its default, so that a server that announces a
+    /// new limit still talks to older clients.
     /// - Parameters:
-    ///   - dictionary: Every ``WireLimit`` name with a positive integer, and nothing else.
+    ///   - dictionary: ``WireLimit`` names, each with a positive integer.
     ///   - path: Where the dictionary sits in its message, for error messages.
-    /// - Throws: ``WireError`` `badRequest` naming the missing, mistyped or unknown field.
+    /// - Throws: ``WireError`` `badRequest` naming a mistyped or out-of-range limit.
     public init(dictionary: PlistDictionary, path: String = "limits") throws(WireError) {
         var fields = WireFields(dictionary, path: path)
         var limits = WireLimits.default
         for limit in WireLimit.allCases {
-            limits[limit] = try fields.positiveInt(limit.rawValue)
+            if let value = try fields.optionalInt64(limit.rawValue, in: 1...Int64(Int.max)) {
+                limits[limit] = Int(value)
+            }
         }
-        try fields.finish()
         self = limits
     }
 }

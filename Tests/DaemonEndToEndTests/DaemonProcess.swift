@@ -152,12 +152,43 @@ final class DaemonProcess {
     var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
     /// The daemon's resident memory, in KiB (`VmRSS`).
-    var residentKiB: Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    var residentKiB: Int { statusField("VmRSS") }
+
+    /// The daemon's peak resident memory since it started, in KiB (`VmHWM`).
+    var peakResidentKiB: Int { statusField("VmHWM") }
+
+    private func statusField(_ name: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(daemonPID)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
             return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
         }
         return 0
+    }
+
+    /// The processor time the daemon used so far (user and system), in seconds.
+    var processorSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(daemonPID)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// How many descriptors the daemon has open.
+    var openDescriptorCount: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemonPID)/fd").count) ?? 0
+    }
+
+    /// Waits until the daemon's standard error contains `text`; fails after `timeout`.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if standardError.contains(text) { return }
+            guard isRunning else { throw TestFailure("prefsd exited before logging \(text): \(standardError)") }
+            usleep(10_000)
+        }
+        throw TestFailure("prefsd did not log \(text) within \(timeout): \(standardError)")
     }
 }
 

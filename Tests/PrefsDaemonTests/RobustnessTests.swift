@@ -72,6 +72,7 @@ struct RobustnessTests {
             WireRequest(id: 1, .set(WireDomain("a"), key: "k", value: value, expectedVersion: nil)).dictionary)
         let error = try closingError(connection)
         #expect(error?.code == .limitExceeded)
+        #expect(error?.limit == .maxDepth)
     }
 
     @Test("connections beyond maxConnections get a closing event naming the limit")
@@ -80,8 +81,16 @@ struct RobustnessTests {
         limits.maxConnections = 2
         let daemon = try await TestDaemon(limits: limits)
         defer { Task { await daemon.stop() } }
+        // Subscribers are never closed to make room, however long they wait.
         let first = try daemon.connect()
         let second = try daemon.connect()
+        for connection in [first, second] {
+            let filter = WireSubscriptionFilter(.domain(WireDomain("com.example.limit")))
+            guard case .success(.subscribe) = try connection.call(.subscribe(filter)) else {
+                Issue.record("subscribe failed")
+                return
+            }
+        }
         let third = try WireTestConnection(path: daemon.socketPath)
         let error = try closingError(third)
         #expect(error?.code == .limitExceeded)

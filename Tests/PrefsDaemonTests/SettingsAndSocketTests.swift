@@ -22,16 +22,25 @@ struct SettingsAndSocketTests {
         #expect(good.warnings.isEmpty)
         #expect(DaemonSettings(values: ["IdleExitSeconds": 0]).idleExitDelay == nil)
 
-        let bad = DaemonSettings(values: ["FlushDelay": "soon", "MaxConnections": 0, "LogLevel": "loud"])
+        let bad = DaemonSettings(values: [
+            "FlushDelay": "soon", "MaxConnections": 0, "LogLevel": "loud", "MaxDepth": 100_000_000,
+            "IdleTimeoutSeconds": 0.01,
+        ])
         #expect(bad.flushDelay == .seconds(1))
         #expect(bad.limits.maxConnections == WireLimits.default.maxConnections)
+        #expect(bad.limits.maxDepth == WireLimits.default.maxDepth)
+        #expect(bad.idleTimeout == .seconds(600))
         #expect(
             bad.warnings.sorted() == [
                 "setting FlushDelay of domain prefsd is soon (string): it must be a number of seconds from 0.001 to "
                     + "3600; the default is used",
+                "setting IdleTimeoutSeconds of domain prefsd is 0.01 (float): it must be 0 (never) or a number of "
+                    + "seconds from 0.1 to 86400; the default is used",
                 "setting LogLevel of domain prefsd is loud (string): it must be one of trace, debug, info, notice, "
                     + "warning, error, critical; the default is used",
-                "setting MaxConnections of domain prefsd is 0 (integer): it must be an integer from 1 to 2147483647; "
+                "setting MaxConnections of domain prefsd is 0 (integer): it must be an integer from 1 to 65536; "
+                    + "the default is used",
+                "setting MaxDepth of domain prefsd is 100000000 (integer): it must be an integer from 1 to 200; "
                     + "the default is used",
             ])
     }

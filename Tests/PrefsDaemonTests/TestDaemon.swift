@@ -16,7 +16,10 @@ final class TestDaemon: Sendable {
 
     static let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(limits: WireLimits = .default, directory: TemporaryDirectory? = nil) async throws {
+    init(
+        limits: WireLimits = .default, idleTimeout: Duration? = nil, frameTimeout: Duration = .seconds(30),
+        directory: TemporaryDirectory? = nil
+    ) async throws {
         let directory = try directory ?? TemporaryDirectory(prefix: "prefsd")
         self.directory = directory
         paths = StorePaths(
@@ -31,7 +34,9 @@ final class TestDaemon: Sendable {
                 flushesAtExit: false, diagnostics: { _ in }))
         socketPath = directory.file("run/socket")
         server = DaemonServer(
-            configuration: DaemonConfiguration(socketPath: socketPath, storePaths: paths, limits: limits),
+            configuration: DaemonConfiguration(
+                socketPath: socketPath, storePaths: paths, limits: limits, idleTimeout: idleTimeout,
+                frameTimeout: frameTimeout),
             store: store, logger: Self.quietLogger)
         try await server.start()
     }

@@ -38,6 +38,44 @@ import Testing
         #expect(result.standardError.isEmpty, "\(result)")
     }
 
+    /// Options that a user manager applies only inside a user namespace of the service's own.
+    static let needUserNamespace = [
+        "ProtectClock=", "ProtectKernelModules=", "ProtectKernelLogs=", "ProtectKernelTunables=",
+        "ProtectHostname=", "PrivateTmp=", "PrivateDevices=", "PrivateNetwork=", "PrivateIPC=", "PrivateMounts=",
+        "ProtectHome=", "CapabilityBoundingSet=",
+    ]
+
+    @Test func serviceAsksForItsUserNamespace() throws {
+        let service = try String(contentsOfFile: Self.unitDirectory + "/prefsd.service", encoding: .utf8)
+        let lines = service.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        let needing = lines.filter { line in Self.needUserNamespace.contains { line.hasPrefix($0) } }
+        #expect(!needing.isEmpty)
+        // A user unit does not imply PrivateUsers=: without it these fail the start with status=218/CAPABILITIES.
+        #expect(lines.contains("PrivateUsers=yes"), "\(needing) need PrivateUsers=yes in a user unit")
+    }
+
+    @Test func serviceIsRatedSafe() throws {
+        let directory = try TemporaryDirectory(prefix: "prefs-security")
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(atPath: directory.file("bin"), withIntermediateDirectories: true)
+        try fileManager.copyItem(atPath: ChildProcess.fixture, toPath: directory.file("bin/prefsd"))
+        let service = try String(contentsOfFile: Self.unitDirectory + "/prefsd.service", encoding: .utf8)
+        try service.replacingOccurrences(of: "@BINDIR@", with: directory.file("bin"))
+            .write(toFile: directory.file("prefsd.service"), atomically: true, encoding: .utf8)
+        let result = try ChildProcess(
+            "/usr/bin/systemd-analyze",
+            ["security", "--offline=yes", "--user", "--no-pager", directory.file("prefsd.service")],
+            environment: ["XDG_RUNTIME_DIR": directory.path]
+        ).finish()
+        let overall = result.standardOutput.split(separator: "\n").first { $0.contains("Overall exposure level") }
+        let score = overall.flatMap { line in
+            line.split(separator: " ").compactMap { Double($0) }.first
+        }
+        #expect(score != nil, "\(result)")
+        // Offline, a user unit's User= counts as root (0.4); everything else prefsd can use is set.
+        #expect((score ?? 10) <= 1.5, "\(overall ?? "")")
+    }
+
     /// Whether the kernel has `PR_SET_MDWE` (Linux 6.3+), the prctl form of `MemoryDenyWriteExecute=`.
     static let kernelHasMemoryDenyWriteExecute: Bool = {
         let probe = "import ctypes, sys; sys.exit(ctypes.CDLL(None).prctl(65, 1, 0, 0, 0))"

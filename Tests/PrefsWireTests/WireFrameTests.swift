@@ -1,7 +1,8 @@
 import PrefsPlist
 import Testing
 
-@testable import PrefsWire
+@testable import PrefsTestSupport
+import PrefsWire
 
 /// Framing: the length prefix, the incremental decoder on any chunking, and hostile byte streams.
 @Suite struct WireFrameTests {
@@ -230,6 +231,7 @@ import Testing
         #expect(error.code == .limitExceeded)
         #expect(error.message.contains("maxDepth (10"))
         #expect(error.wireError.code == .limitExceeded)
+        #expect(error.wireError.limit == .maxDepth)
     }
 
     @Test func hostileNestingFailsWithoutCrashing() throws {
@@ -249,6 +251,20 @@ import Testing
         let error = try #require(throws: PrefsWireError.self) { try decoder.nextFrame() }
         #expect(error.code == .limitExceeded)
         #expect(error.message.contains("maxFrameObjects (50)"))
+        #expect(error.wireError.limit == .maxFrameObjects)
+    }
+
+    @Test func integersWiderThan64BitsAreRefusedNotTruncated() throws {
+        // id = 2^64 + 7 in a 16-byte integer: its low 64 bits would read as 7.
+        var decoder = WireFrameDecoder()
+        try decoder.append(HandBuiltFrame.synchronize(idHigh: 1, low: 7))
+        let error = try #require(throws: PrefsWireError.self) { try decoder.nextFrame() }
+        #expect(error.code == .malformedFrame)
+        #expect(error.description.contains("does not fit in 64 bits"))
+        // 2^64 - 1 in the same form is a valid identifier.
+        var valid = WireFrameDecoder()
+        try valid.append(HandBuiltFrame.synchronize(idHigh: 0, low: .max))
+        #expect(try valid.nextFrame()?["id"] == .integer(PlistInteger(UInt64.max)))
     }
 
     @Test func payloadHelpersServeATransportThatSplitsFramesItself() throws {

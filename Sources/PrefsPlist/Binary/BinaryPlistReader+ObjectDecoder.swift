@@ -62,6 +62,7 @@ extension BinaryPlistReader {
         private let objectsEnd: Int
         private let maxObjectCount: Int
         private let maxDepth: Int
+        private let truncatesWideIntegers: Bool
         /// One slot per object, owned by the decoder (no copy-on-write checks on the hot path).
         private let slots: UnsafeMutablePointer<Slot>
         /// Objects in the expanded tree decoded so far, counting every reference.
@@ -77,6 +78,7 @@ extension BinaryPlistReader {
             objectsEnd = trailer.offsetTableStart
             maxObjectCount = limits.maxObjectCount
             maxDepth = limits.maxDepth
+            truncatesWideIntegers = limits.truncatesWideIntegers
             slots = UnsafeMutablePointer<Slot>.allocate(capacity: trailer.objectCount)
             slots.initialize(repeating: Slot(), count: trailer.objectCount)
         }
@@ -216,7 +218,8 @@ extension BinaryPlistReader {
         }
 
         /// Integers of 1, 2 and 4 bytes are unsigned and 8 bytes signed; of a 16-byte integer
-        /// only the low 64 bits count, read as unsigned (CoreFoundation's rule).
+        /// only the low 64 bits count, read as unsigned (CoreFoundation's rule), unless the limits
+        /// refuse wide integers.
         private func decodeInteger(_ marker: UInt8, at offset: Int) throws -> PlistInteger {
             let exponent = marker & 0x0F
             guard exponent <= 4 else {
@@ -228,7 +231,16 @@ extension BinaryPlistReader {
             case 8:
                 return PlistInteger(Int64(bitPattern: BinaryPlistReader.readUnsigned(base, at: offset + 1, size: 8)))
             case 16:
-                return PlistInteger(BinaryPlistReader.readUnsigned(base, at: offset + 9, size: 8))
+                let low = BinaryPlistReader.readUnsigned(base, at: offset + 9, size: 8)
+                if !truncatesWideIntegers {
+                    // Exact only when the high half is zero, or all ones above a negative low half.
+                    let high = BinaryPlistReader.readUnsigned(base, at: offset + 1, size: 8)
+                    if high == UInt64.max, low >= UInt64(1) << 63 { return PlistInteger(Int64(bitPattern: low)) }
+                    guard high == 0 else {
+                        throw malformed("integer of 16 bytes does not fit in 64 bits", at: offset)
+                    }
+                }
+                return PlistInteger(low)
             default:
                 return PlistInteger(BinaryPlistReader.readUnsigned(base, at: offset + 1, size: size))
             }

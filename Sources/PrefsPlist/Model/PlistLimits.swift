@@ -6,6 +6,10 @@ public struct PlistLimits: Sendable, Hashable {
     public var maxDepth: Int
     /// The most objects (values of any kind, containers included) accepted in one document.
     public var maxObjectCount: Int
+    /// Whether a binary integer of 16 bytes whose value needs more than 64 bits is read as its low 64 bits
+    /// (CoreFoundation's rule, the default) or refused as malformed (for a protocol, where a number silently
+    /// changed is worse than an error).
+    public var truncatesWideIntegers = true
 
     /// Creates limits.
     /// - Parameters:

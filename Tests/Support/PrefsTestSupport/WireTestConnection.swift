@@ -101,6 +101,38 @@ public final class WireTestConnection {
         }
     }
 
+    /// Every message until the server ends the stream, and how it ended: `false` for an orderly end of stream,
+    /// `true` for a reset (`ECONNRESET`, which can make a peer lose what it had not read yet).
+    public func receiveUntilEnd(
+        timeout: Duration = .seconds(5)
+    ) throws -> (messages: [PlistDictionary], reset: Bool) {
+        var messages: [PlistDictionary] = []
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            while let message = try decoder.nextFrame() { messages.append(message) }
+            let remaining = deadline - .now
+            guard remaining > .zero else { throw TestFailure("the stream did not end within \(timeout)") }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(
+                remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&poller, 1, milliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw TestFailure("poll: \(String(cString: strerror(errno)))")
+            }
+            if ready == 0 { continue }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == ECONNRESET { return (messages, true) }
+                throw TestFailure("recv: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return (messages, false) }
+            try decoder.append(Array(buffer[0..<count]))
+        }
+    }
+
     /// The next message as a server message.
     public func receiveMessage(timeout: Duration = .seconds(5)) throws -> WireServerMessage {
         guard let dictionary = try receive(timeout: timeout) else {
