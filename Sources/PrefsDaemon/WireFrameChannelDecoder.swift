@@ -12,18 +12,12 @@ struct WireFrameChannelDecoder: ByteToMessageDecoder {
     let limits: WireLimits
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard buffer.readableBytes >= WireFrame.headerLength else { return .needMoreData }
-        let length = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
-            try WireFrame.payloadLength(header: bytes, limits: limits)
+        let frame = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
+            try WireFrame.decodeFrame(atStartOf: bytes, limits: limits)
         }
-        let frameLength = WireFrame.headerLength + length
-        guard buffer.readableBytes >= frameLength else { return .needMoreData }
-        let message = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
-            try WireFrame.decodePayload(
-                UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength]), limits: limits)
-        }
-        buffer.moveReaderIndex(forwardBy: frameLength)
-        context.fireChannelRead(wrapInboundOut(message))
+        guard let frame else { return .needMoreData }
+        buffer.moveReaderIndex(forwardBy: frame.length)
+        context.fireChannelRead(wrapInboundOut(frame.message))
         return .continue
     }
 
