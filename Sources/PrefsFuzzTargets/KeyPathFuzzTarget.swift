@@ -107,6 +107,10 @@ public enum KeyPathFuzzTarget {
         _ path: PlistKeyPath, in domain: [String: PlistValue], by failure: PlistKeyPath.SetFailure
     ) {
         switch failure {
+        case .tooDeep(let count, let limit):
+            FuzzInvariant.require(
+                count == path.components.count && count > limit,
+                "a set of a path of \(path.components.count) components failed as \(count) of at most \(limit)")
         case .notAContainer(let depth, let typeName):
             FuzzInvariant.require(
                 depth >= 1 && depth < path.components.count, "a set of \(path) failed at depth \(depth)")
