@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIGURATION ?= release
 
-.PHONY: deps run demo test build install bench fuzz lint clean
+.PHONY: deps run demo test build install bench fuzz fuzz-smoke lint clean
 
 deps:
 	@scripts/install-deps.sh
@@ -28,11 +28,13 @@ install: deps
 
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
+# Then every fuzz harness runs briefly, so that one that no longer builds or fails at once is caught.
 # Last, the instruction counts of the hot paths against Benchmarks/Thresholds (callgrind: stable under load).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@scripts/instruction-counts.sh
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
@@ -42,8 +44,18 @@ bench: deps
 	@scripts/bench-plistlib.sh
 	@Benchmarks/cli-defaults.sh
 
+# Fuzzing (opt-in, not part of CI): every harness for FUZZ_RUNS executions, or only FUZZ_HARNESSES; see docs/FUZZING.md.
+# e.g. make fuzz FUZZ_RUNS=200000 FUZZ_HARNESSES="FuzzWire FuzzKeyPath"
+FUZZ_RUNS ?= 1000000
+FUZZ_HARNESSES ?=
+FUZZ_SMOKE_RUNS ?= 2000
+
 fuzz: deps
-	@Fuzz/run.sh
+	@Fuzz/run.sh $(FUZZ_RUNS) $(FUZZ_HARNESSES)
+
+# Each harness for FUZZ_SMOKE_RUNS executions with a fixed seed (seconds, and repeatable); `make test` ends with it.
+fuzz-smoke: deps
+	@FUZZ_SEED=1 Fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 
 lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources

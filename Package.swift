@@ -11,6 +11,8 @@ let package = Package(
         .executable(name: "defaults", targets: ["defaults"]),
         .library(name: "PrefsClient", targets: ["PrefsClient"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
+        // The checks of the fuzz harnesses in Fuzz/ that need package API; not for users (docs/FUZZING.md).
+        .library(name: "PrefsFuzzTargets", targets: ["PrefsFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -89,6 +91,13 @@ let package = Package(
         .target(
             name: "PrefsClient",
             dependencies: ["PrefsPOSIX", "PrefsWire"]
+        ),
+
+        // What the fuzz harnesses (the separate package in Fuzz/) run on each input. Here, not in Fuzz/, for the
+        // package API of DefaultsCommand; every build compiles it, so a change that breaks a check fails at once.
+        .target(
+            name: "PrefsFuzzTargets",
+            dependencies: ["PrefsPlist", "PrefsWire", "DefaultsCommand"]
         ),
 
         // Executables.

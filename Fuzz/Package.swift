@@ -1,8 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// libFuzzer harnesses, one executable per property-list reader. Build and run with `./run.sh`
+// libFuzzer harnesses: one executable per property-list reader, and one each for the wire decoder, `defaults write`'s
+// value parser and key paths, whose checks live in the main package's PrefsFuzzTargets. Build and run with `./run.sh`
 // (it passes `-sanitize=fuzzer,address` and links with lld: gold fails on the instrumented objects); see docs/FUZZING.md.
+let fuzzTargets = Target.Dependency.product(name: "PrefsFuzzTargets", package: "preferences")
+
 let package = Package(
     name: "preferences-fuzz",
     dependencies: [
@@ -14,6 +17,9 @@ let package = Package(
         .executableTarget(name: "FuzzBinary", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzWire", dependencies: ["FuzzSupport", fuzzTargets]),
+        .executableTarget(name: "FuzzDefaults", dependencies: ["FuzzSupport", fuzzTargets]),
+        .executableTarget(name: "FuzzKeyPath", dependencies: ["FuzzSupport", fuzzTargets]),
     ],
     swiftLanguageModes: [.v6]
 )

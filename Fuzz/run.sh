@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses and runs each reader for a number of executions (default 1,000,000).
-# Seeds come from ../shared/corpus when it is there (read in place, never copied into the repo).
+# Builds the libFuzzer harnesses and runs each one for a number of executions (default 1,000,000); `make fuzz` runs
+# them all, `make fuzz-smoke` (part of `make test`) runs each one briefly.
+# Readers are seeded from ../shared/corpus when it is there (read in place, never copied into the repo); the other
+# harnesses write their own seeds (`--write-seeds`). See docs/FUZZING.md.
 # usage: Fuzz/run.sh [runs] [harness…]     e.g. Fuzz/run.sh 200000 FuzzXML
+# FUZZ_SEED=n makes libFuzzer's choices repeatable (the smoke run uses 1); unset, each run picks its own.
+# FUZZ_MAX_LEN (default 65536) bounds an input's bytes; FUZZ_TIMEOUT (default 10) is the wall-clock seconds after
+# which one input counts as a hang: raise it under `nice` on a busy machine, where a starved run is not a hang.
 set -euo pipefail
 cd "$(dirname "$0")"
 runs="${1:-1000000}"
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzXML FuzzBinary FuzzOpenStep FuzzJSON)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzXML FuzzBinary FuzzOpenStep FuzzJSON FuzzWire FuzzDefaults FuzzKeyPath)
 
 build_log="$(mktemp)"
 if ! swift build -c release --scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
@@ -21,26 +26,42 @@ bin="$(swift build -c release --scratch-path .build --show-bin-path)"
 corpus_dir="../../shared/corpus"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# The Swift runtime's backtracer would read the crashed stack under AddressSanitizer, which reports that read
+# instead of the crash; libFuzzer prints the stack itself.
+export SWIFT_BACKTRACE=enable=no
 
 for harness in "${harnesses[@]}"; do
     seeds="$work/$harness-seeds"
     mkdir -p "$seeds" "$work/$harness-found"
-    if [ -d "$corpus_dir" ]; then
-        case "$harness" in
-            FuzzXML) cp "$corpus_dir"/xml/*.plist "$seeds"/ 2>/dev/null || true ;;
-            FuzzBinary) cp "$corpus_dir"/binary/* "$seeds"/ 2>/dev/null || true; rm -f "$seeds"/*.json ;;
-            FuzzOpenStep) cp "$corpus_dir"/openstep/* "$seeds"/ 2>/dev/null || true; rm -f "$seeds"/*.json ;;
-            FuzzJSON) cp "$corpus_dir"/xml/*.expected.json "$seeds"/ 2>/dev/null || true ;;
-        esac
-        cp "$corpus_dir"/malformed/* "$seeds"/ 2>/dev/null || true
-    fi
+    case "$harness" in
+        FuzzXML | FuzzBinary | FuzzOpenStep | FuzzJSON)
+            if [ -d "$corpus_dir" ]; then
+                case "$harness" in
+                    FuzzXML) cp "$corpus_dir"/xml/*.plist "$seeds"/ 2>/dev/null || true ;;
+                    FuzzBinary) cp "$corpus_dir"/binary/* "$seeds"/ 2>/dev/null || true; rm -f "$seeds"/*.json ;;
+                    FuzzOpenStep) cp "$corpus_dir"/openstep/* "$seeds"/ 2>/dev/null || true; rm -f "$seeds"/*.json ;;
+                    FuzzJSON) cp "$corpus_dir"/xml/*.expected.json "$seeds"/ 2>/dev/null || true ;;
+                esac
+                cp "$corpus_dir"/malformed/* "$seeds"/ 2>/dev/null || true
+            fi
+            ;;
+        *) "$bin/$harness" --write-seeds "$seeds" ;;
+    esac
     echo "== $harness: $runs runs"
-    "$bin/$harness" -runs="$runs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$work/" "$work/$harness-found" "$seeds" 2>&1 \
-        | grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+==ERROR|SUMMARY)' || true
-    if ls "$work"/crash-* "$work"/timeout-* "$work"/oom-* >/dev/null 2>&1; then
-        mkdir -p artifacts && cp "$work"/crash-* "$work"/timeout-* "$work"/oom-* artifacts/ 2>/dev/null || true
-        echo "$harness found a failing input; copied to Fuzz/artifacts/" >&2
+    log="$work/$harness.log"
+    status=0
+    "$bin/$harness" -runs="$runs" -seed="${FUZZ_SEED:-0}" -max_len="${FUZZ_MAX_LEN:-65536}" \
+        -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$work/" "$work/$harness-found" "$seeds" >"$log" 2>&1 || status=$?
+    grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb|Done)' "$log" || true
+    if [ "$status" -ne 0 ]; then
+        grep -E 'Fatal error|==[0-9]+==ERROR|SUMMARY|deadly signal|Test unit written' "$log" >&2 || tail -n 20 "$log" >&2
+        if ls "$work"/crash-* "$work"/timeout-* "$work"/oom-* >/dev/null 2>&1; then
+            mkdir -p artifacts && cp "$work"/crash-* "$work"/timeout-* "$work"/oom-* artifacts/ 2>/dev/null || true
+            echo "$harness found a failing input; copied to Fuzz/artifacts/" >&2
+        else
+            echo "$harness failed with exit status $status" >&2
+        fi
         exit 1
     fi
 done

@@ -30,8 +30,7 @@ extension CommandRunner {
         try modify(target, failure: "Could not write domain \(target.displayName); exiting") {
             values throws(DefaultsError) in
             for assignment in assignments {
-                let combined = try assignment.combined(with: assignment.key.value(in: values))
-                try assignment.key.set(combined, in: &values, domainName: target.displayName)
+                try assignment.apply(to: &values, domainName: target.displayName)
             }
         }
     }

@@ -6,7 +6,7 @@ import PrefsStore
 ///
 /// Messages that macOS `defaults` prints are reproduced byte for byte (without the `NSLog` time stamp), such as
 /// `"\nDomain com.example.App does not exist\n"`; problems macOS has no message for start with `defaults: `.
-struct DefaultsError: Error, Sendable, CustomStringConvertible {
+package struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -37,7 +37,7 @@ struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure.
     var code: Code
     /// The exact text written to standard error, newlines included; empty for a usage error without a reason.
-    var message: String
+    package var message: String
     /// The domain file involved, when there is one.
     var path: String?
     /// The lower-level failure, when there is one.
@@ -66,7 +66,7 @@ struct DefaultsError: Error, Sendable, CustomStringConvertible {
     var exitStatus: Int32 { code == .usage ? 255 : 1 }
 
     /// The message without its final newline.
-    var description: String {
+    package var description: String {
         message.hasSuffix("\n") ? String(message.dropLast()) : message
     }
 }

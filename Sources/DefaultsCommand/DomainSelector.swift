@@ -1,5 +1,5 @@
 /// A domain as the command line names it.
-enum DomainSelector: Sendable, Hashable {
+package enum DomainSelector: Sendable, Hashable {
     /// `-g`, `-globalDomain`, `NSGlobalDomain` or `Apple Global Domain`.
     case global
     /// A domain name such as `com.example.App`.

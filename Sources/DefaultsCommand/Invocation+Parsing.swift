@@ -11,7 +11,7 @@ extension Invocation {
     /// reports in its own words (`Unexpected argument …`, `Could not parse: …`) are thrown with those words.
     /// - Parameter arguments: The arguments, without the program name.
     /// - Throws: ``DefaultsError``.
-    static func parse(_ arguments: [String]) throws(DefaultsError) -> Invocation {
+    package static func parse(_ arguments: [String]) throws(DefaultsError) -> Invocation {
         guard !arguments.isEmpty else { throw .usage(nil) }
         var reader = ArgumentReader(arguments)
         let host: HostSelector

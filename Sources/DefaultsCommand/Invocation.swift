@@ -1,9 +1,9 @@
 import PrefsPlist
 
 /// A parsed command line: the host option and the command with its arguments.
-struct Invocation: Sendable, Equatable {
+package struct Invocation: Sendable, Equatable {
     /// One command and its arguments.
-    enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         /// `help`, `--help`, `-h`: the help text on standard output, exit status 0.
         case help
         /// `printHostIdentifier`: the machine id that names by-host files.
@@ -47,5 +47,5 @@ struct Invocation: Sendable, Equatable {
     /// `-currentHost`, `-host <name>`, or neither.
     var host: HostSelector
     /// The command.
-    var command: Command
+    package var command: Command
 }

@@ -1,9 +1,9 @@
 import PrefsPlist
 
 /// One key (or key path) and the value `write` gives it.
-struct KeyAssignment: Sendable, Hashable {
+package struct KeyAssignment: Sendable, Hashable {
     /// How the value combines with the key's current value.
-    enum Mode: Sendable, Hashable {
+    package enum Mode: Sendable, Hashable {
         /// Replaces it.
         case set
         /// Appends to the current array (`-array-add`); creates the key when absent.
@@ -13,16 +13,29 @@ struct KeyAssignment: Sendable, Hashable {
     }
 
     /// The key, or the path into nested values (`-keypath`).
-    var key: PlistKeyPath
+    package var key: PlistKeyPath
     /// The value parsed from the arguments.
-    var value: PlistValue
+    package var value: PlistValue
     /// How it combines with the current value.
-    var mode: Mode
+    package var mode: Mode
+
+    /// Applies the assignment to a domain's values, as `write` does: sets the key path to the value combined with
+    /// the one there now.
+    /// - Parameters:
+    ///   - values: The domain's values, changed in place; unchanged when this throws.
+    ///   - domainName: The domain, for messages.
+    /// - Throws: ``DefaultsError`` with code `.invalidValue` when the value does not combine with the current one,
+    ///   or the key path goes through a value that is not a container or names an array element that does not
+    ///   exist.
+    package func apply(to values: inout PlistDictionary, domainName: String) throws(DefaultsError) {
+        let combined = try combined(with: key.value(in: values))
+        try key.set(combined, in: &values, domainName: domainName)
+    }
 
     /// The key's new value given its current one.
     /// - Throws: ``DefaultsError`` with macOS's message when `-array-add` or `-dict-add` meets a value of another
     ///   type.
-    func combined(with current: PlistValue?) throws(DefaultsError) -> PlistValue {
+    package func combined(with current: PlistValue?) throws(DefaultsError) -> PlistValue {
         switch (mode, current, value) {
         case (.set, _, _), (_, nil, _):
             return value

@@ -1,7 +1,7 @@
 import PrefsPlist
 
 /// A machine-readable format for `read -format` and `export -format` (an extension).
-enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+package enum OutputFormat: String, Sendable, Hashable, CaseIterable {
     /// OpenStep text that reads back exactly (unlike `read`'s default text, which prints booleans as 1 and 0).
     case openstep
     /// An XML property list.

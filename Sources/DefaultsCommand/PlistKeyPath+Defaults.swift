@@ -17,7 +17,8 @@ extension PlistKeyPath {
     ///   - domain: The domain's values, changed in place.
     ///   - domainName: The domain, for messages.
     /// - Throws: ``DefaultsError`` with code `.invalidValue` when a component goes through a value that is not a
-    ///   container, or names an array element that does not exist.
+    ///   container, or names an array element that does not exist (or the path is deeper than any value may be,
+    ///   which ``ArgumentReader/key(required:)`` already refuses).
     func set(_ value: PlistValue, in domain: inout PlistDictionary, domainName: String) throws(DefaultsError) {
         do throws(SetFailure) {
             try set(value, in: &domain)
@@ -32,6 +33,8 @@ extension PlistKeyPath {
             case .notAContainer(let depth, let typeName):
                 throw DefaultsError(
                     .invalidValue, start + "\(prefix(depth)) is a \(typeName), not a dictionary or an array")
+            case .tooDeep(let count, let limit):
+                throw DefaultsError(.invalidValue, start + "it has \(count) components, more than \(limit)")
             }
         }
     }

@@ -1,5 +1,5 @@
 /// A shell that `defaults completion` writes a script for.
-enum Shell: String, Sendable, Hashable, CaseIterable {
+package enum Shell: String, Sendable, Hashable, CaseIterable {
     case bash
     case zsh
     case fish

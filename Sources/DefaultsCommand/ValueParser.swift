@@ -6,7 +6,7 @@ import PrefsPlist
 /// argument without any of the characters `"()[]{}<>` is a string (it is quoted and read as an OpenStep string, so
 /// `\n` and `\U00e9` escapes work as on macOS); otherwise it is read as a property list: OpenStep text such as
 /// `(255, 0, 0)` or `{ a = 1; }`, or an XML fragment such as `<integer>5</integer>`.
-enum ValueParser {
+package enum ValueParser {
     /// The separator between key/value pairs of one `write` (an extension): `write D k1 v1 -- k2 v2`.
     static let pairSeparator = "--"
 
@@ -19,7 +19,7 @@ enum ValueParser {
     /// - Throws: ``DefaultsError``: a usage error for a typed flag without a valid argument; `.invalidValue` with
     ///   macOS's message for nested containers, dictionary keys that are not strings, a key without a value, and
     ///   text that does not parse.
-    static func parseValue(
+    package static func parseValue(
         _ arguments: [String], cursor: inout Int, allowsContainers: Bool
     ) throws(DefaultsError) -> (value: PlistValue, mode: KeyAssignment.Mode) {
         guard cursor < arguments.count else { throw .usage("a value is missing") }
@@ -89,7 +89,7 @@ enum ValueParser {
     /// Reads a single-argument value the way macOS does: plain text is a string, text with `"()[]{}<>` is a
     /// property list (OpenStep, or XML when it starts with a tag).
     /// - Throws: ``DefaultsError`` with code `.invalidValue` and macOS's `Could not parse: … Try single-quoting it.`
-    static func parsePropertyListText(_ text: String) throws(DefaultsError) -> PlistValue {
+    package static func parsePropertyListText(_ text: String) throws(DefaultsError) -> PlistValue {
         let isPlain = !text.utf8.contains { byte in
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),

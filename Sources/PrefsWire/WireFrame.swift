@@ -91,6 +91,26 @@ public enum WireFrame {
         return try checkedPayloadLength(length, limits: limits)
     }
 
+    /// Decodes the frame at the start of buffered stream bytes, for a transport that buffers the stream itself (the
+    /// daemon's NIO decoder): the length prefix is checked as soon as its four bytes are there, and the payload is
+    /// decoded in place once all of it is.
+    /// - Parameters:
+    ///   - bytes: The buffered bytes, starting at a frame boundary; read only during the call.
+    ///   - limits: The limits; `maxFrameBytes`, `maxFrameObjects` and `maxDepth` apply.
+    /// - Returns: The message and the frame's length with its prefix (the bytes to drop), or `nil` while the
+    ///   frame has not wholly arrived.
+    /// - Throws: ``PrefsWireError`` as ``payloadLength(header:limits:)`` and ``decodePayload(_:limits:)`` do.
+    public static func decodeFrame(
+        atStartOf bytes: UnsafeRawBufferPointer, limits: WireLimits = .default
+    ) throws(PrefsWireError) -> (message: PlistDictionary, length: Int)? {
+        guard bytes.count >= headerLength else { return nil }
+        let frameLength = headerLength + (try payloadLength(header: bytes, limits: limits))
+        guard bytes.count >= frameLength else { return nil }
+        let message = try decodePayload(
+            UnsafeRawBufferPointer(rebasing: bytes[headerLength..<frameLength]), limits: limits)
+        return (message, frameLength)
+    }
+
     /// Checks a payload length read from a header.
     static func checkedPayloadLength(_ length: Int, limits: WireLimits) throws(PrefsWireError) -> Int {
         guard length > 0 else {

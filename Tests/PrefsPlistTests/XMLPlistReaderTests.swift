@@ -259,6 +259,26 @@ struct XMLPlistReaderBehaviourTests {
         }
     }
 
+    /// The reader fuzz harness crashed on a 12-digit year (libFuzzer minimised the input to the first one below):
+    /// its seconds overflowed Int64. Such a date decodes to the number of seconds it names, which has no calendar
+    /// form, so the XML writer refuses it instead of printing a wrong year.
+    @Test func aDateTooFarOutForInt64SecondsDecodes() throws {
+        #expect(decodingError("<plist><date>999999999999-1-0</date><t>") != nil)
+        let late = try decode("<date>999999999999-01-01T00:00:00Z</date>")
+        guard case .date(let date) = late else {
+            Issue.record("decoded \(late), not a date")
+            return
+        }
+        #expect((3.1556e19...3.1557e19).contains(date.secondsSince1970))
+        #expect(date.components == nil)
+        #expect(throws: PlistError.self) { try PlistSerialization.encode(late, format: .xml) }
+        guard case .date(let early) = try decode("<date>-999999999999-12-31T23:59:59Z</date>") else {
+            Issue.record("a date with a negative 12-digit year did not decode as a date")
+            return
+        }
+        #expect((-3.1557e19 ... -3.1556e19).contains(early.secondsSince1970))
+    }
+
     @Test func canonicalDateFastPathMatchesPlistDate() throws {
         var generator = XMLTestRandom(seed: 7)
         for _ in 0..<2000 {

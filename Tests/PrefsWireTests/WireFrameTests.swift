@@ -280,4 +280,26 @@ import PrefsWire
             try [0, 0, 0, 0].withUnsafeBytes { try WireFrame.payloadLength(header: $0) }
         }
     }
+
+    @Test func decodeFrameTakesTheFirstFrameOfABufferOnceItIsWhole() throws {
+        let frame = try WireFrame.encode(Self.sample)
+        let stream = try frame + WireFrame.encode(["id": 1, "op": "synchronize"])
+        for end in [0, 3, 4, frame.count - 1] {
+            let partial = try stream[..<end].withUnsafeBytes { try WireFrame.decodeFrame(atStartOf: $0) }
+            #expect(partial == nil, "\(end) bytes")
+        }
+        let whole = try #require(try stream.withUnsafeBytes { try WireFrame.decodeFrame(atStartOf: $0) })
+        #expect(whole.message == Self.sample)
+        #expect(whole.length == frame.count)
+        let error = try #require(throws: PrefsWireError.self) {
+            try [0, 0, 0, 0, 1].withUnsafeBytes { try WireFrame.decodeFrame(atStartOf: $0) }
+        }
+        #expect(error.code == .malformedFrame)
+        var limits = WireLimits.default
+        limits.maxFrameBytes = 8
+        let tooLarge = try #require(throws: PrefsWireError.self) {
+            try frame[..<4].withUnsafeBytes { try WireFrame.decodeFrame(atStartOf: $0, limits: limits) }
+        }
+        #expect(tooLarge.limit == .maxFrameBytes)
+    }
 }

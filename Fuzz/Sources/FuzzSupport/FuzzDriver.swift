@@ -13,8 +13,9 @@ private func LLVMFuzzerRunDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 ) -> Int32
 
-/// Runs libFuzzer against one reader: each input is decoded as `format`; whatever decodes is written back in
-/// every format and, where the format holds it exactly, read again and compared.
+/// Runs libFuzzer: against one reader (each input is decoded as `format`; whatever decodes is written back in
+/// every format and, where the format holds it exactly, read again and compared), or with a check of
+/// `PrefsFuzzTargets`.
 public enum FuzzDriver {
     /// Starts libFuzzer with the process's arguments and returns its exit code.
     public static func run(format: PlistFormat) -> Int32 {
@@ -30,8 +31,46 @@ public enum FuzzDriver {
         return LLVMFuzzerRunDriver(&argc, &argv, callback)
     }
 
+    /// Starts libFuzzer with a check of one input and returns its exit code; with the arguments
+    /// `--write-seeds <directory>`, writes `seeds` there as files `seed-1`, `seed-2`, … instead.
+    /// - Parameters:
+    ///   - seeds: The inputs to start from.
+    ///   - callback: The check, called with each input (wrap it with ``input(_:_:)``); it returns 0.
+    public static func run(
+        seeds: [[UInt8]], _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32 {
+        let arguments = CommandLine.arguments
+        if arguments.count == 3, arguments[1] == "--write-seeds" {
+            return writeSeeds(seeds, to: arguments[2])
+        }
+        nonisolated(unsafe) var argc = CommandLine.argc
+        nonisolated(unsafe) var argv = CommandLine.unsafeArgv
+        return LLVMFuzzerRunDriver(&argc, &argv, callback)
+    }
+
+    /// The bytes libFuzzer passes to a callback.
+    public static func input(_ data: UnsafePointer<UInt8>?, _ size: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size)
+    }
+
+    private static func writeSeeds(_ seeds: [[UInt8]], to directory: String) -> Int32 {
+        for (index, seed) in seeds.enumerated() {
+            let path = "\(directory)/seed-\(index + 1)"
+            guard let file = fopen(path, "wb") else {
+                print("cannot create \(path)")
+                return 1
+            }
+            let written = seed.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            guard fclose(file) == 0, written == seed.count else {
+                print("cannot write \(path)")
+                return 1
+            }
+        }
+        return 0
+    }
+
     static func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int, _ format: PlistFormat) -> Int32 {
-        let input = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size)
+        let input = input(data, size)
         let limits = PlistLimits(maxInputBytes: 1 << 20, maxDepth: 128, maxObjectCount: 100_000)
         guard let value = try? PlistSerialization.decode(input, format: format, limits: limits).value else { return 0 }
         // A decoded value must survive the lossless formats unchanged.

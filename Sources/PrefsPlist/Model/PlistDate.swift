@@ -77,10 +77,10 @@ extension PlistDate {
         let year = components.year + (monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12)
         let month = Int(monthIndex - (year - components.year) * 12) + 1
         let days = Self.daysSince1970(year: year, month: month, day: 1) + Int64(components.day) - 1
-        let seconds =
-            days * 86_400 + Int64(components.hour) * 3600 + Int64(components.minute) * 60
-            + Int64(components.second)
-        self.init(secondsSince1970: Double(seconds))
+        // The day count times 86,400 is added in floating point: for a year of 12 digits, which the text readers
+        // accept, it is more seconds than Int64 holds (such a date has no calendar form, as `components` says).
+        let secondOfDay = Int64(components.hour) * 3600 + Int64(components.minute) * 60 + Int64(components.second)
+        self.init(secondsSince1970: Double(days) * 86_400 + Double(secondOfDay))
     }
 
     /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's algorithm).

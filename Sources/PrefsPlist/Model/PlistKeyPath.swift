@@ -22,6 +22,9 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
         /// The value reached by the first `depth` components is an array of `count` elements, and the component
         /// that follows is not an index from 0 (the first element) to `count` (one past the end, to append).
         case notAnIndex(depth: Int, count: Int)
+        /// The path has `count` components, more than `limit` (``PlistLimits/default``'s `maxDepth`): the value
+        /// would nest deeper than any reader accepts, and setting it would recurse once per component.
+        case tooDeep(count: Int, limit: Int)
     }
 
     /// The keys and indices, outermost first; never empty.
@@ -106,8 +109,10 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
     ///   - value: The new value.
     ///   - dictionary: The top-level dictionary, changed in place.
     /// - Throws: ``SetFailure`` when a component goes through a scalar or names an array element that does not
-    ///   exist.
+    ///   exist, or the path has more components than ``PlistLimits/default``'s `maxDepth`.
     public func set(_ value: PlistValue, in dictionary: inout PlistDictionary) throws(SetFailure) {
+        let limit = PlistLimits.default.maxDepth
+        guard components.count <= limit else { throw .tooDeep(count: components.count, limit: limit) }
         dictionary[topLevelKey] = try setting(value, in: dictionary[topLevelKey], at: 1)
     }
 

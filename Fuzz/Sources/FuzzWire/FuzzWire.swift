@@ -1,0 +1,17 @@
+import FuzzSupport
+import PrefsFuzzTargets
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+enum FuzzWire {
+    static func main() {
+        exit(
+            FuzzDriver.run(seeds: WireStreamFuzzTarget.seeds) { data, size in
+                WireStreamFuzzTarget.run(FuzzDriver.input(data, size))
+                return 0
+            })
+    }
+}
