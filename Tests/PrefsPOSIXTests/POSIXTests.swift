@@ -163,6 +163,33 @@ struct POSIXTests {
         #expect(TemporaryFileName.directory(ofPath: "c") == ".")
     }
 
+    @Test("a file whose name has 255 bytes is replaced atomically: its temp file's name is shortened to fit")
+    func longestFileName() throws {
+        let directory = try TemporaryDirectory(prefix: "prefs-posix")
+        let fileName = String(repeating: "n", count: 249) + ".plist"
+        let path = directory.file(fileName)
+        try POSIX.writeFileAtomically(
+            [1, 2], to: path, newFileMode: 0o600, keepsExistingMode: false, directorySyncIsRequired: true)
+        try POSIX.writeFileAtomically(
+            [3], to: path, newFileMode: 0o600, keepsExistingMode: false, directorySyncIsRequired: true)
+        #expect(try POSIX.readFile(path) == [3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [fileName])
+
+        let name = TemporaryFileName.make(for: fileName, processID: Int32.max)
+        #expect(name.utf8.count <= 225)
+        #expect(TemporaryFileName.owner(of: name, fileName: fileName) == Int32.max)
+        #expect(TemporaryFileName.owner(of: name)?.pid == Int32.max)
+        // Two long names with the same first 183 bytes get different temp names.
+        let other = String(repeating: "n", count: 249) + ".plisT"
+        #expect(TemporaryFileName.owner(of: name, fileName: other) == nil)
+        #expect(TemporaryFileName.tag(of: fileName) != TemporaryFileName.tag(of: other))
+        #expect(TemporaryFileName.tag(of: "short.plist") == "short.plist")
+        // A multi-byte character is never cut in half.
+        let accented = String(repeating: "é", count: 120)
+        #expect(TemporaryFileName.tag(of: accented).utf8.count <= TemporaryFileName.maxTagBytes)
+        #expect(TemporaryFileName.tag(of: accented).hasPrefix(String(repeating: "é", count: 91) + "~"))
+    }
+
     @Test("file status, directories, the environment and threads")
     func processAndFiles() throws {
         let directory = try TemporaryDirectory(prefix: "prefs-posix")

@@ -1,4 +1,5 @@
 import Foundation
+import PrefsPOSIX
 import PrefsPlist
 import Testing
 
@@ -254,6 +255,38 @@ import Testing
         try store.synchronize()
         #expect(!fileExists(stale))
         #expect(fileExists(otherDomain), "only the locked domain's temp files are touched")
+    }
+
+    @Test("the longest name is written in both scopes; its stale temp files are removed, a corrupt file set aside")
+    func longestNameIsWritable() throws {
+        let fixture = try StoreFixture()
+        let longest = name(String(repeating: "l", count: DomainName.maxLength))
+        let plain = DomainID(longest)
+        let byHost = DomainID(longest, scope: .byHost)
+        #expect(try fixture.path(byHost).split(separator: "/").last?.utf8.count == 255)
+        try FileSystem.makeDirectories(fixture.paths.byHostDirectory)
+        // A dead writer's temp file, named as the writer names it.
+        let byHostFile = String(try fixture.path(byHost).split(separator: "/").last ?? "")
+        let stale = fixture.paths.byHostDirectory + "/" + TemporaryFileName.make(for: byHostFile, processID: 9_999_999)
+        try writeFile(stale, Array("half a file".utf8))
+        // A corrupt file in place of the by-host domain's.
+        try writeFile(try fixture.path(byHost), Array("<plist><dict>".utf8))
+
+        let store = fixture.makeStore()
+        try store.set("plain", forKey: "k", in: plain)
+        try store.set("by host", forKey: "k", in: byHost)
+        try store.synchronize()
+        #expect(!fileExists(stale))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: fixture.paths.byHostDirectory)
+            .filter { $0.contains(".corrupt-") }
+        #expect(aside.count == 1)
+        #expect(aside.allSatisfy { $0.utf8.count <= 255 })
+
+        let reopened = fixture.makeStore()
+        #expect(reopened.value(forKey: "k", in: plain) == "plain")
+        #expect(reopened.value(forKey: "k", in: byHost) == "by host")
+        #expect(try reopened.domainNames(scope: .byHost) == [longest])
+        #expect(throws: PrefsStoreError.self) { try DomainName(String(repeating: "l", count: DomainName.maxLength + 1)) }
     }
 
     @Test func unwrittenChangesAreListedAndReadBack() throws {
