@@ -112,18 +112,24 @@ extension CommandRunner {
         _ edit: (inout [String: PlistValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            let outcome = try checked {
-                try storage.update(target.id) { values -> Result<Bool, DefaultsError> in
-                    var edited = values
-                    do throws(DefaultsError) {
-                        try edit(&edited)
-                    } catch {
-                        return .failure(error)
-                    }
-                    let changed = edited != values
-                    values = edited
-                    return .success(changed)
-                }.outcome
+            let outcome: Result<Bool, DefaultsError>
+            do throws(DefaultsError) {
+                outcome = try checked {
+                    try storage.update(target.id) { values -> Result<Bool, DefaultsError> in
+                        var edited = values
+                        do throws(DefaultsError) {
+                            try edit(&edited)
+                        } catch {
+                            return .failure(error)
+                        }
+                        let changed = edited != values
+                        values = edited
+                        return .success(changed)
+                    }.outcome
+                }
+            } catch  where (error.cause as? PrefsAccessError)?.code == .ioFailure {
+                // On the files the update is the durable write: its failure reads as a failed synchronize does.
+                throw DefaultsError(error.code, failure + "\n" + error.message, path: error.path, cause: error.cause)
             }
             guard try outcome.get() else { return }
             try synchronize(storage, failure: failure)

@@ -20,21 +20,25 @@ struct DomainState {
         /// The serial of the set (or first update) that began this run of updates: a write that took the run's first
         /// updates leaves the later ones pending.
         var runSerial: UInt64
+        /// Who made the latest change: a synchronous write that fails withdraws its caller's pending changes.
+        var origin: ChangeOrigin
 
         /// A value set in this process.
-        init(value: PlistValue?, serial: UInt64) {
+        init(value: PlistValue?, serial: UInt64, origin: ChangeOrigin) {
             self.value = value
             self.serial = serial
             self.runSerial = serial
+            self.origin = origin
         }
 
         /// An update of the key's value in the file.
-        init(update: @escaping KeyUpdate, serial: UInt64) {
+        init(update: @escaping KeyUpdate, serial: UInt64, origin: ChangeOrigin) {
             self.value = nil
             self.serial = serial
             self.isSet = false
             self.updates = [update]
             self.runSerial = serial
+            self.origin = origin
         }
 
         /// The key's value once this change is applied to `current`, its value without it (in the file, or in the
@@ -53,6 +57,8 @@ struct DomainState {
     struct PendingReplacement {
         var values: [String: PlistValue]
         var serial: UInt64
+        /// Who replaced the domain.
+        var origin: ChangeOrigin
     }
 
     /// An effective view whose search list includes this domain, at `position` in its layers.

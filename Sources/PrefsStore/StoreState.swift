@@ -112,7 +112,7 @@ struct StoreState {
         }
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial)
+        domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial, origin: origin)
         switch (index, value) {
         case (let index?, let value?): domains[slot].values.values[index] = value
         case (let index?, nil): domains[slot].values.remove(at: index)
@@ -132,7 +132,7 @@ struct StoreState {
         for (key, value) in changes {
             let serial = domains[slot].nextSerial
             domains[slot].nextSerial &+= 1
-            domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial)
+            domains[slot].pending[key] = DomainState.PendingChange(value: value, serial: serial, origin: origin)
             let old = domains[slot].values.updateValue(forKey: key, to: value)
             if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
         }
@@ -153,8 +153,9 @@ struct StoreState {
             // In place: a copy of the change would copy its list of updates on every append.
             domains[slot].pending[key]!.updates.append(update)
             domains[slot].pending[key]!.serial = serial
+            domains[slot].pending[key]!.origin = origin
         } else {
-            domains[slot].pending[key] = DomainState.PendingChange(update: update, serial: serial)
+            domains[slot].pending[key] = DomainState.PendingChange(update: update, serial: serial, origin: origin)
         }
         let old = domains[slot].values.updateValue(forKey: key, to: value)
         if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
@@ -167,7 +168,7 @@ struct StoreState {
     mutating func applyReplacement(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) -> Bool {
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        domains[slot].replacement = DomainState.PendingReplacement(values: values, serial: serial)
+        domains[slot].replacement = DomainState.PendingReplacement(values: values, serial: serial, origin: origin)
         domains[slot].pending = [:]
         replaceValues(slot: slot, with: values, origin: origin)
         return scheduleFlush(slot: slot)
@@ -318,10 +319,35 @@ struct StoreState {
         if readOtherWriters { replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: .external) }
     }
 
-    /// Puts a plan back after its write failed, so its changes are written later.
-    mutating func restoreFailedFlush(_ plan: FlushPlan, error: PrefsStoreError) {
-        domains[plan.slot].checkedStaleTemporaryFiles = !plan.checkStaleTemporaryFiles
-        scheduleRetry(slot: plan.slot, error: error)
+    /// Puts a plan back after its write failed, so its changes are written later; for a synchronous write
+    /// (`caller` given), that caller's pending changes of the domain are withdrawn first.
+    mutating func restoreFailedFlush(_ plan: FlushPlan, error: PrefsStoreError, withdrawing caller: ChangeOrigin?) {
+        let slot = plan.slot
+        domains[slot].checkedStaleTemporaryFiles = !plan.checkStaleTemporaryFiles
+        if let caller { withdrawChanges(of: caller, slot: slot) }
+        if domains[slot].hasUnwrittenChanges {
+            scheduleRetry(slot: slot, error: error)
+        } else {
+            // Nothing is left to retry: the caller is told, and nothing will be written later.
+            domains[slot].flushDeadline = nil
+            domains[slot].flushError = error
+        }
+    }
+
+    /// Withdraws a writer's unwritten changes of a domain: the pending key changes whose latest change it made and a
+    /// replacement it made. Reads fall back to the file's values with the other writers' changes on top, and
+    /// observers get an event for every key that changes back.
+    mutating func withdrawChanges(of origin: ChangeOrigin, slot: Int) {
+        var withdrawn = false
+        if domains[slot].replacement?.origin == origin {
+            domains[slot].replacement = nil
+            withdrawn = true
+        }
+        for (key, change) in domains[slot].pending where change.origin == origin {
+            domains[slot].pending[key] = nil
+            withdrawn = true
+        }
+        if withdrawn { replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin) }
     }
 
     // MARK: Volatile layers
