@@ -41,9 +41,13 @@ extension PreferencesStore {
                 fileWork.withLock { work in reloadIfChanged(slot: slot, origin: .external, &work) }
                 deliverQueued()
             }
-            let (base, sequence, identity) = state.withLock { state in
-                (state.domains[slot].values, state.domains[slot].sequence, state.domains[slot].identity)
+            let (base, sequence, identity, unreadable) = state.withLock { state in
+                let domain = state.domains[slot]
+                return (domain.values, domain.sequence, domain.identity, domain.issueIsCorrupt ? nil : domain.issue)
             }
+            // A file that cannot be read at all (a symbolic link, a device, no permission) is never replaced: the
+            // write would fail, so the update fails now instead of retrying against a file it cannot know.
+            if let unreadable, !isInMemory { throw unreadable }
             var values = base
             let outcome = body(&values)
             let changes = Self.changes(from: base, to: values)
