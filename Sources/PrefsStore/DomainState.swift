@@ -22,6 +22,9 @@ struct DomainState {
         var runSerial: UInt64
         /// Who made the latest change: a synchronous write that fails withdraws its caller's pending changes.
         var origin: ChangeOrigin
+        /// For an in-memory cache of another store (a daemon client's), the version of the domain there that this
+        /// change produced; the cache's stored contents of that version or later include it (or something newer).
+        var version: UInt64?
 
         /// A value set in this process.
         init(value: PlistValue?, serial: UInt64, origin: ChangeOrigin) {
@@ -59,6 +62,8 @@ struct DomainState {
         var serial: UInt64
         /// Who replaced the domain.
         var origin: ChangeOrigin
+        /// As ``PendingChange/version``.
+        var version: UInt64?
     }
 
     /// An effective view whose search list includes this domain, at `position` in its layers.
@@ -96,6 +101,9 @@ struct DomainState {
     var nextSerial: UInt64 = 1
     /// The per-domain event counter.
     var sequence: UInt64 = 0
+    /// For an in-memory cache of another store, the version of the domain there that ``disk`` is: local changes of
+    /// that version or earlier are in it (``PreferencesStore/setStoredContents(_:of:version:startsOver:origin:)``).
+    var storedVersion: UInt64 = 0
     /// An upper bound on the encoded size of ``values``.
     var estimatedSize = PlistValue.estimatedDocumentOverhead
 

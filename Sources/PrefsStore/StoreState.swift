@@ -189,8 +189,68 @@ struct StoreState {
 
     /// Sets what a domain's storage holds (an in-memory store's contents), keeping this process's unwritten changes
     /// on top, as a re-read file does.
-    mutating func applyStoredValues(_ values: [String: PlistValue], slot: Int, origin: ChangeOrigin) {
+    ///
+    /// With a `version` (an in-memory cache of another store), the local changes that version already includes are
+    /// dropped: those acknowledged at that version or earlier. `startsOver` forgets every local change and the
+    /// versions seen so far (the other store was restarted, and counts again from its own start).
+    mutating func applyStoredValues(
+        _ values: [String: PlistValue], slot: Int, origin: ChangeOrigin, version: UInt64? = nil, startsOver: Bool = false
+    ) {
+        if startsOver {
+            domains[slot].pending = [:]
+            domains[slot].replacement = nil
+            domains[slot].storedVersion = version ?? 0
+        } else if let version {
+            let stored = max(domains[slot].storedVersion, version)
+            domains[slot].storedVersion = stored
+            for (key, change) in domains[slot].pending where change.version.map({ $0 <= stored }) ?? false {
+                domains[slot].pending[key] = nil
+            }
+            if domains[slot].replacement?.version.map({ $0 <= stored }) ?? false { domains[slot].replacement = nil }
+        }
         domains[slot].disk = values
+        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
+    }
+
+    /// Applies to an in-memory cache a change its source store acknowledged at `version`, unless the cache already
+    /// has that change or a newer one: stored contents of that version or later, or a newer acknowledged change of
+    /// the key (or a newer replacement of the domain). So acknowledgements and the source's echoes may arrive in any
+    /// order, from any thread, and a key never goes back to an older value.
+    /// - Returns: Whether the change was applied.
+    @discardableResult
+    mutating func applyAcknowledged(
+        _ value: PlistValue?, forKey key: String, slot: Int, version: UInt64, origin: ChangeOrigin
+    ) -> Bool {
+        if version <= domains[slot].storedVersion { return false }
+        if let newer = domains[slot].pending[key]?.version, newer >= version { return false }
+        if let newer = domains[slot].replacement?.version, newer >= version { return false }
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        var change = DomainState.PendingChange(value: value, serial: serial, origin: origin)
+        change.version = version
+        domains[slot].pending[key] = change
+        let old = domains[slot].values.updateValue(forKey: key, to: value)
+        if old != value {
+            domains[slot].recomputeEstimatedSize()
+            recordChange(slot: slot, key: key, old: old, new: value, origin: origin)
+        }
+        return true
+    }
+
+    /// Replaces an in-memory cache's domain with contents its source acknowledged at `version`, unless the cache
+    /// already has that version or a newer change; older acknowledged key changes are dropped, newer ones stay on top.
+    mutating func applyAcknowledgedReplacement(
+        _ values: [String: PlistValue], slot: Int, version: UInt64, origin: ChangeOrigin
+    ) {
+        if version <= domains[slot].storedVersion { return }
+        if let newer = domains[slot].replacement?.version, newer >= version { return }
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        domains[slot].replacement = DomainState.PendingReplacement(
+            values: values, serial: serial, origin: origin, version: version)
+        for (key, change) in domains[slot].pending where change.version.map({ $0 < version }) ?? true {
+            domains[slot].pending[key] = nil
+        }
         replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
     }
 

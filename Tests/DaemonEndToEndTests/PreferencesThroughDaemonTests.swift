@@ -83,6 +83,53 @@ struct PreferencesThroughDaemonTests {
         #expect(daemon.finish() == 0)
     }
 
+    @Test("two threads racing on one key with the daemon's echoes: no thread reads an older value after its own write")
+    func localWritesWinOverStaleEchoes() throws {
+        let home = try DaemonHome()
+        let daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let prefs = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, diagnostics: { _ in }))
+        #expect(prefs.object(forKey: "Race") == nil)
+
+        // Each thread increments one counter through the daemon's compare-and-set, so the counter's values follow
+        // the daemon's order of the writes; the daemon's echo of every write comes back on the subscription, on the
+        // cache's reader thread. After its own increment to n, a thread must read n or more, never less.
+        let threads = 2
+        let increments = 300
+        let stale = Mutex<[String]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for _ in 0..<increments {
+                let committed: Int
+                do {
+                    let value = try prefs.update(forKey: "Race") { old in
+                        guard case .integer(let count)? = old else { return 1 }
+                        return .integer(PlistInteger((count.int64Value ?? 0) + 1))
+                    }
+                    guard case .integer(let count)? = value, let number = count.int64Value else {
+                        failures.withLock { $0.append("update returned \(String(describing: value))") }
+                        return
+                    }
+                    committed = Int(number)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                    return
+                }
+                let read = prefs.integer(forKey: "Race")
+                if read < committed {
+                    stale.withLock { $0.append("thread \(thread) wrote \(committed), read \(read)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        let found = stale.withLock { $0 }
+        #expect(found.isEmpty, "\(found.count) reads went back in time, such as \(found.prefix(5))")
+        #expect(eventually { prefs.integer(forKey: "Race") == threads * increments })
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
     @Test("forced to the daemon while it does not run: reads see nothing, synchronize reports the failure")
     func unavailableDaemon() throws {
         let home = try DaemonHome()
