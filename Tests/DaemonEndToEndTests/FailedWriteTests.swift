@@ -1,4 +1,5 @@
 import Foundation
+import Preferences
 import PrefsPlist
 import PrefsTestSupport
 import Testing
@@ -43,6 +44,48 @@ struct FailedWriteTests {
         }
         #expect(try home.storedValues("com.example.app") == ["Kept": 1, "Other": 2])
         disk.unmount()
+    }
+
+    @Test("the library on a full disk: synchronize fails and withdraws the change, on the files and through prefsd", arguments: Route.allCases)
+    func libraryOnAFullDisk(route: Route) throws {
+        let home = try DaemonHome()
+        let disk = try SmallFileSystem(at: home.preferences, kilobytes: 64, owner: home.directory)
+        let daemon = route == .daemon ? try DaemonProcess(home) : nil
+        try daemon?.waitUntilServing(home)
+        let storage: PreferencesStorage =
+            route == .daemon
+            ? .daemon(socketPath: home.socketPath, diagnostics: { _ in })
+            : .directories(preferences: home.preferences, flushDelay: .seconds(60), diagnostics: { _ in })
+        let prefs = try Preferences(domain: "com.example.app", storage: storage)
+        prefs.set(1, forKey: "Kept")
+        #expect(prefs.synchronize())
+        try disk.fill()
+
+        prefs.set(Data(repeating: 7, count: 16_384), forKey: "Big")
+        #expect(!prefs.synchronize())
+        // Through prefsd the daemon's events take the value back; on the files the store does at once.
+        #expect(eventually { prefs.object(forKey: "Big") == nil })
+        #expect(prefs.integer(forKey: "Kept") == 1)
+
+        try disk.makeRoom()
+        prefs.set(2, forKey: "Other")
+        #expect(prefs.synchronize())
+        if let daemon {
+            daemon.signal(SIGTERM)
+            #expect(daemon.finish() == 0)
+        }
+        #expect(try home.storedValues("com.example.app") == ["Kept": 1, "Other": 2])
+        disk.unmount()
+    }
+
+    /// Waits until `condition` holds, up to ten seconds.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
     }
 
     @Test("a read-only file system: the write fails naming it, and nothing changes", arguments: Route.allCases)
