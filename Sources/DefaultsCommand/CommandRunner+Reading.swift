@@ -83,9 +83,8 @@ extension CommandRunner {
             let path = try environment.absolutePath(destination)
             do throws(SystemCallError) {
                 // A new file gets 0666 less the umask, as `defaults export` does on macOS; an existing one keeps its
-                // mode.
-                try POSIX.writeFileAtomically(
-                    bytes, to: path, newFileMode: 0o666, keepsExistingMode: true, directorySyncIsRequired: false)
+                // mode. A device, FIFO or symbolic link is written through, never replaced (docs/DEFAULTS.md).
+                try POSIX.writeUserFile(bytes, to: path, newFileMode: 0o666)
             } catch {
                 throw DefaultsError(
                     .io, "Could not export domain \(target.identifier) to \(destination) due to \(error.message)",

@@ -1,4 +1,5 @@
 import PrefsAccess
+import PrefsPOSIX
 import PrefsPlist
 import PrefsStore
 
@@ -69,18 +70,27 @@ extension CommandRunner {
         }
     }
 
+    /// The most `import` reads from a file, a device, a pipe or standard input: the largest domain the store keeps
+    /// (its encoded size, `StoreLimits.default.maxDomainBytes`, 4 MiB), so a larger input could not be stored anyway.
+    static let maxImportBytes = StoreLimits.default.maxDomainBytes
+
     /// `import <domain> <path | ->`: sets every key of a dictionary in any format, as one change.
     func importDomain(_ target: DomainTarget, from source: String) throws(DefaultsError) {
         let bytes: [UInt8]
-        if source.trimmingBlanks == "-" {
-            bytes = try console.readInput()
-        } else {
-            let path = try environment.absolutePath(source)
-            do {
-                bytes = try SystemCalls.readFile(path)
-            } catch {
-                throw DefaultsError(.io, "Could not read data from \(source) (\(error.reason))", cause: error)
+        let path = source.trimmingBlanks == "-" ? nil : try environment.absolutePath(source)
+        do throws(SystemCallError) {
+            if let path {
+                bytes = try SystemCalls.readFile(path, maxBytes: Self.maxImportBytes)
+            } else {
+                bytes = try console.readInput(maxBytes: Self.maxImportBytes)
             }
+        } catch  where error.isTooLarge {
+            throw DefaultsError(
+                .io,
+                "Could not read data from \(source) (\(error.reason): import reads at most "
+                    + "\(Self.maxImportBytes) bytes, the size limit of a domain)", cause: error)
+        } catch {
+            throw DefaultsError(.io, "Could not read data from \(source) (\(error.reason))", cause: error)
         }
         let value: PlistValue
         do {
@@ -111,18 +121,24 @@ extension CommandRunner {
         _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
         try withStorage(target.paths) { storage throws(DefaultsError) in
-            let outcome = try checked {
-                try storage.update(target.id) { values -> Result<Bool, DefaultsError> in
-                    var edited = values
-                    do throws(DefaultsError) {
-                        try edit(&edited)
-                    } catch {
-                        return .failure(error)
-                    }
-                    let changed = edited != values
-                    values = edited
-                    return .success(changed)
-                }.outcome
+            let outcome: Result<Bool, DefaultsError>
+            do throws(DefaultsError) {
+                outcome = try checked {
+                    try storage.update(target.id) { values -> Result<Bool, DefaultsError> in
+                        var edited = values
+                        do throws(DefaultsError) {
+                            try edit(&edited)
+                        } catch {
+                            return .failure(error)
+                        }
+                        let changed = edited != values
+                        values = edited
+                        return .success(changed)
+                    }.outcome
+                }
+            } catch  where (error.cause as? PrefsAccessError)?.code == .ioFailure {
+                // On the files the update is the durable write: its failure reads as a failed synchronize does.
+                throw DefaultsError(error.code, failure + "\n" + error.message, path: error.path, cause: error.cause)
             }
             guard try outcome.get() else { return }
             try synchronize(storage, failure: failure)

@@ -7,9 +7,9 @@ protocol Console: Sendable {
     func writeOutput(_ bytes: [UInt8]) throws(DefaultsError)
     /// Writes text to standard error; failures are ignored, as there is nowhere left to report them.
     func writeError(_ text: String)
-    /// Reads standard input to its end.
-    /// - Throws: ``DefaultsError`` with code `.io` when it cannot be read.
-    func readInput() throws(DefaultsError) -> [UInt8]
+    /// Reads standard input to its end, up to a size.
+    /// - Throws: `SystemCallError` when it cannot be read, and with `EFBIG` when it holds more than `maxBytes`.
+    func readInput(maxBytes: Int) throws(SystemCallError) -> [UInt8]
 }
 
 extension Console {
@@ -33,11 +33,7 @@ struct ProcessConsole: Console {
         POSIX.writeToStandardError(text)
     }
 
-    func readInput() throws(DefaultsError) -> [UInt8] {
-        do {
-            return try POSIX.readAll(from: POSIX.standardInput, name: "standard input")
-        } catch {
-            throw DefaultsError(.io, "defaults: \(error.message)", cause: error)
-        }
+    func readInput(maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+        try POSIX.readAll(from: POSIX.standardInput, name: "standard input", maxBytes: maxBytes)
     }
 }

@@ -10,10 +10,11 @@ import PrefsPOSIX
 /// and writing files and streams, and the environment, are `PrefsPOSIX`'s; their failures are its
 /// `SystemCallError`, whose `message` is the command's wording (`cannot open /x: No such file or directory`).
 enum SystemCalls {
-    /// Reads a whole file.
-    /// - Throws: `SystemCallError` naming the path when it cannot be opened or read, or is a directory.
-    static func readFile(_ path: String) throws(SystemCallError) -> [UInt8] {
-        try POSIX.readFile(path)
+    /// Reads a whole file (a device or pipe to its end), up to `maxBytes`.
+    /// - Throws: `SystemCallError` naming the path when it cannot be opened or read, or is a directory; `EFBIG` when
+    ///   it holds more than `maxBytes`.
+    static func readFile(_ path: String, maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+        try POSIX.readFile(path, maxBytes: maxBytes)
     }
 
     /// An environment variable of this process.

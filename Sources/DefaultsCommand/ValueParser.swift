@@ -44,10 +44,11 @@ package enum ValueParser {
             return (.integer(integer), .set)
         case "-float":
             let text = try argument(of: token, arguments, &cursor)
-            guard let real = Double(trimmed(text)) else {
-                throw .usage("-float takes a number such as 1.5 or -2e3, not '\(text)'")
+            switch real(text) {
+            case .success(let real): return (.real(real), .set)
+            case .failure(let problem):
+                throw .usage("-float takes a number such as 1.5 or -2e3, not '\(text)': \(problem.reason)")
             }
-            return (.real(real), .set)
         case "-bool", "-boolean":
             let text = try argument(of: token, arguments, &cursor)
             switch text.lowercased() {
@@ -57,11 +58,11 @@ package enum ValueParser {
             }
         case "-date":
             let text = try argument(of: token, arguments, &cursor)
-            guard let date = PlistDate(defaultsText: text) ?? PlistDate(iso8601: text) else {
-                throw .usage(
-                    "-date takes a date such as '2024-05-01 12:30:00 +0000' or '2024-05-01T12:30:00Z', not '\(text)'")
+            switch date(text) {
+            case .success(let date): return (.date(date), .set)
+            case .failure(let problem):
+                throw .usage("-date takes a date such as \(dateExamples), not '\(text)': \(problem.reason)")
             }
-            return (.date(date), .set)
         case "-array", "-array-add":
             guard allowsContainers else { throw nestedContainers() }
             var elements: [PlistValue] = []
@@ -154,7 +155,8 @@ package enum ValueParser {
         return nil
     }
 
-    private static func trimmed(_ text: String) -> Substring {
+    /// The text without the spaces, tabs and newlines around it.
+    static func trimmed(_ text: String) -> Substring {
         var view = Substring(text)
         while let first = view.first, first == " " || first == "\t" || first == "\n" { view = view.dropFirst() }
         while let last = view.last, last == " " || last == "\t" || last == "\n" { view = view.dropLast() }

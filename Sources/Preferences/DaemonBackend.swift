@@ -14,8 +14,11 @@ import Synchronization
 ///   daemon does not serve, are read from their files once.
 /// - ``set(_:forKey:in:)`` sends the write and waits for the daemon's answer; a refusal changes nothing and throws.
 ///   ``update(key:in:_:)`` is the access layer's compare-and-set loop, applied to the cache the same way.
-///   On success the change is applied to the engine at once (read-your-writes; local observers fire), and stays on
-///   top of the cache until the subscription delivers the daemon's version of the domain that includes it.
+///   On success the change is applied to the engine at once (read-your-writes; local observers fire) with the
+///   domain version the daemon acknowledged, and stays on top of the cache until the subscription delivers that
+///   version of the domain (which includes it). Versions order acknowledgements and echoes whatever thread brings
+///   them first: a change older than what the cache has (a stale echo, or another thread's newer write) is never
+///   applied over it, so a thread never reads an older value after its own newer write.
 /// - ``synchronize()`` returns after the daemon's durable `synchronize`.
 /// - ``resolve(_:in:)`` explains from the cache, with the daemon's file paths.
 final class DaemonBackend: PreferencesBackend {
@@ -28,8 +31,6 @@ final class DaemonBackend: PreferencesBackend {
     private struct Mirror {
         var values: PlistDictionary
         var sequence: UInt64
-        /// The newest version this process wrote; until the subscription reaches it, local changes stay on top.
-        var awaitedVersion: UInt64?
     }
 
     private struct State {
@@ -101,9 +102,11 @@ final class DaemonBackend: PreferencesBackend {
             }
             for (index, domain) in domains.enumerated() {
                 // After a reconnect, this process's changes the daemon acknowledged are in the snapshot (or were
-                // lost with a daemon that died before writing them): the daemon's values win.
-                try? engine.synchronize(domain)
-                try? engine.setStoredContents(subscription.snapshots[index].values, of: domain)
+                // lost with a daemon that died before writing them): the daemon's values win, and its versions start
+                // over.
+                let snapshot = subscription.snapshots[index]
+                try? engine.setStoredContents(
+                    snapshot.values, of: domain, version: snapshot.sequence, startsOver: true)
             }
             // Events (those that arrived meanwhile first) apply on top of the snapshots installed above.
             subscription.start()
@@ -142,8 +145,8 @@ final class DaemonBackend: PreferencesBackend {
             state.withLock { $0.mirrors[domain] = nil }
             return
         }
-        let (values, reachedAwaited) = state.withLock { state -> (PlistDictionary?, Bool) in
-            guard var mirror = state.mirrors[domain] else { return (nil, false) }
+        let mirrored = state.withLock { state -> Mirror? in
+            guard var mirror = state.mirrors[domain] else { return nil }
             switch event {
             case .changes(let changes):
                 for change in changes where change.sequence > mirror.sequence {
@@ -154,19 +157,13 @@ final class DaemonBackend: PreferencesBackend {
                 mirror.values = values
                 mirror.sequence = max(sequence, mirror.sequence)
             }
-            var reached = false
-            if let awaited = mirror.awaitedVersion, mirror.sequence >= awaited {
-                mirror.awaitedVersion = nil
-                reached = true
-            }
             state.mirrors[domain] = mirror
-            return (mirror.values, reached)
+            return mirror
         }
-        guard let values else { return }
-        // Local changes the daemon now includes are dropped first, so that the daemon's values (which may hold an
-        // even newer change by another process) win.
-        if reachedAwaited { try? engine.synchronize(domain) }
-        try? engine.setStoredContents(values, of: domain, origin: .external)
+        guard let mirrored else { return }
+        // Local changes the daemon's version includes are dropped, so that its values (which may hold an even newer
+        // change by another process) win; newer local changes stay on top.
+        try? engine.setStoredContents(mirrored.values, of: domain, version: mirrored.sequence, origin: .external)
     }
 
     // MARK: - Writes
@@ -175,8 +172,9 @@ final class DaemonBackend: PreferencesBackend {
         try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
         let version = try access.setValue(value, forKey: key, in: domain)
-        try applyLocally { () throws(PrefsStoreError) in try engine.set(value, forKey: key, in: domain) }
-        keepLocalChange(until: version, of: domain)
+        try applyLocally { () throws(PrefsStoreError) in
+            try engine.applyAcknowledged(value, forKey: key, in: domain, version: version)
+        }
     }
 
     func update(
@@ -185,8 +183,9 @@ final class DaemonBackend: PreferencesBackend {
         try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
         let (value, version) = try access.update(key: key, in: domain, transform)
-        try applyLocally { () throws(PrefsStoreError) in try engine.set(value, forKey: key, in: domain) }
-        keepLocalChange(until: version, of: domain)
+        try applyLocally { () throws(PrefsStoreError) in
+            try engine.applyAcknowledged(value, forKey: key, in: domain, version: version)
+        }
         return value
     }
 
@@ -203,8 +202,9 @@ final class DaemonBackend: PreferencesBackend {
         try checkWritable(domain)
         prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
         let version = try access.replaceValues(of: domain, with: values)
-        try applyLocally { () throws(PrefsStoreError) in try engine.setPersistentDomain(values, for: domain) }
-        keepLocalChange(until: version, of: domain)
+        try applyLocally { () throws(PrefsStoreError) in
+            try engine.applyAcknowledgedReplacement(values, of: domain, version: version)
+        }
     }
 
     func resolve(_ key: String, in searchList: SearchList) -> Resolution {
@@ -237,22 +237,6 @@ final class DaemonBackend: PreferencesBackend {
     private func checkWritable(_ domain: DomainID) throws(PrefsAccessError) {
         guard domain.scope.isWritable else {
             throw PrefsAccessError(.readOnly, "domain \(domain) is read-only in the \(domain.scope) layer")
-        }
-    }
-
-    /// Notes that the cache must keep this process's change until the subscription reaches `version`.
-    private func keepLocalChange(until version: UInt64, of domain: DomainID) {
-        let reached = state.withLock { state -> Bool in
-            guard var mirror = state.mirrors[domain] else { return false }
-            if mirror.sequence >= version { return true }
-            mirror.awaitedVersion = max(mirror.awaitedVersion ?? 0, version)
-            state.mirrors[domain] = mirror
-            return false
-        }
-        if reached {
-            let values = state.withLock { $0.mirrors[domain]?.values } ?? [:]
-            try? engine.synchronize(domain)
-            try? engine.setStoredContents(values, of: domain, origin: .external)
         }
     }
 }

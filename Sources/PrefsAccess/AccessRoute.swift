@@ -54,7 +54,18 @@ package enum AccessRoute: Sendable, Hashable, CustomStringConvertible {
                 try access.connect()
                 return access
             } catch {
-                return FileAccess(paths: paths, configuration: files)
+                let fallback = FileAccess(paths: paths, configuration: files)
+                // No daemon is the usual case and goes unsaid; a daemon that is there but does not greet in time
+                // (stopped, stuck) is worth a line. Only `hello` was sent to it, so the files are safe to use.
+                if error.isHandshakeTimeout {
+                    fallback.report(
+                        StoreDiagnostic(
+                            severity: .warning, domain: nil,
+                            error: PrefsStoreError(
+                                .unavailable,
+                                "\(error.message); using the files in \(paths.preferencesDirectory) instead")))
+                }
+                return fallback
             }
         }
     }

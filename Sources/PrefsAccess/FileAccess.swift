@@ -118,7 +118,9 @@ package final class FileAccess: DomainAccess {
 
     package func synchronize() throws(PrefsAccessError) {
         do {
-            try store.synchronize()
+            // A failed synchronize withdraws this process's unwritten changes of the domains it could not write, as
+            // prefsd withdraws its client's: a write is durable, or it changes nothing.
+            try store.synchronize(withdrawingOnFailure: .thisProcess)
         } catch {
             throw PrefsAccessError(error)
         }
@@ -126,6 +128,12 @@ package final class FileAccess: DomainAccess {
 
     package func takeDiagnostics() -> [StoreDiagnostic] {
         diagnostics.take()
+    }
+
+    /// Reports a problem of the access itself (such as a fall-back from prefsd) as the store reports its own: kept
+    /// for ``takeDiagnostics()`` and passed to the configuration's handler.
+    func report(_ diagnostic: StoreDiagnostic) {
+        store.configuration.diagnostics(diagnostic)
     }
 }
 

@@ -74,6 +74,13 @@ package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
         self.init(code, error.description, path: error.path, cause: error)
     }
 
+    /// Whether `prefsd` was there but did not accept the connection or answer `hello` in time: nothing but the
+    /// greeting was sent to it, so nothing was applied.
+    package var isHandshakeTimeout: Bool {
+        guard let client = cause as? PrefsClientError, client.code == .daemonUnavailable else { return false }
+        return (client.cause as? PrefsClientError)?.code == .timedOut
+    }
+
     /// A client error: the daemon's refusal with its own message, or what happened to the connection.
     package init(_ error: PrefsClientError) {
         if error.code == .outcomeUnknown {
@@ -91,6 +98,8 @@ package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
             case .limitExceeded: .limitExceeded
             case .versionConflict: .versionConflict
             case .badRequest: .invalidValue
+            // The daemon could not write its files (disk full, read-only): as on the files, an I/O failure.
+            case .storeUnavailable: .ioFailure
             default: .unavailable
             }
         self.init(code, server.message, path: server.path, cause: error)

@@ -10,7 +10,12 @@ import PrefsPOSIX
 /// threads and errno texts are `PrefsPOSIX`'s.
 enum ClientSystem {
     /// A connected Unix stream socket, close-on-exec.
-    static func connect(to path: String) throws(PrefsClientError) -> Int32 {
+    /// - Parameters:
+    ///   - path: The socket.
+    ///   - timeout: How long to wait for a daemon whose queue of connections is full (a stopped daemon's fills up);
+    ///     `nil` waits for ever.
+    /// - Throws: ``PrefsClientError`` `daemonUnavailable`; after the timeout, with a `timedOut` cause.
+    static func connect(to path: String, timeout: Duration?) throws(PrefsClientError) -> Int32 {
         let bytes = Array(path.utf8)
         var address = sockaddr_un()
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
@@ -22,6 +27,8 @@ enum ClientSystem {
         }
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        // A Unix socket's connect waits while the listener's queue is full for as long as the send timeout says.
+        if let timeout { setSendTimeout(descriptor, timeout) }
         let (result, code) = POSIX.retrying {
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -31,9 +38,22 @@ enum ClientSystem {
         }
         if result != 0 {
             POSIX.closeDescriptor(descriptor)
+            if code == EAGAIN, let timeout {
+                throw PrefsClientError(
+                    .daemonUnavailable, "prefsd on \(path) did not accept the connection within \(timeout.seconds) s",
+                    cause: PrefsClientError(.timedOut, "its queue of connections stayed full"))
+            }
             throw PrefsClientError(.daemonUnavailable, "prefsd does not answer on \(path): \(POSIX.errorText(code))")
         }
+        if timeout != nil { setSendTimeout(descriptor, .zero) }
         return descriptor
+    }
+
+    /// Sets `SO_SNDTIMEO`; zero waits for ever.
+    private static func setSendTimeout(_ descriptor: Int32, _ timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Writes all of `bytes`.
@@ -89,5 +109,14 @@ enum ClientSystem {
         } catch {
             body()
         }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for messages: `1`, `0.5`.
+    var seconds: String {
+        let (seconds, attoseconds) = components
+        guard attoseconds != 0 else { return String(seconds) }
+        return String(Double(seconds) + Double(attoseconds) / 1e18)
     }
 }

@@ -13,7 +13,12 @@ public final class PrefsBlockingClient: Sendable {
     /// The socket this client is connected to.
     public let socketPath: String
     private let timeout: Duration?
+    private let handshakeTimeout: Duration?
     private let connection: Mutex<Connection>
+
+    /// How long a client waits, by default, for the daemon to accept a connection and answer `hello`: a daemon that
+    /// does not greet in a second is stopped or stuck, and nothing but the greeting has been sent to it.
+    public static let defaultHandshakeTimeout: Duration = .seconds(1)
 
     private struct Connection: ~Copyable {
         let descriptor: Int32
@@ -106,26 +111,27 @@ public final class PrefsBlockingClient: Sendable {
     ///   - socketPath: The daemon's socket; by default the one this process's environment names.
     ///   - clientName: The name sent in `hello`, for the daemon's log.
     ///   - timeout: How long to wait for each reply; `nil` waits for ever.
-    /// - Throws: ``PrefsClientError`` `daemonUnavailable` when nothing answers on the socket.
+    ///   - handshakeTimeout: How long to wait for the connection to be accepted and for the answer to `hello`
+    ///     (``defaultHandshakeTimeout``); `nil` waits as long as `timeout`.
+    /// - Throws: ``PrefsClientError`` `daemonUnavailable` when nothing answers on the socket, or the daemon does not
+    ///   greet within the handshake timeout (the error's cause is then `timedOut`). Nothing but `hello` was sent, so
+    ///   the caller may safely go elsewhere.
     public init(
         socketPath: String = PrefsClientConfiguration.defaultSocketPath(), clientName: String = "PrefsClient",
-        timeout: Duration? = .seconds(30)
+        timeout: Duration? = .seconds(30), handshakeTimeout: Duration? = PrefsBlockingClient.defaultHandshakeTimeout
     ) throws(PrefsClientError) {
         self.socketPath = socketPath
         self.timeout = timeout
-        let descriptor = try ClientSystem.connect(to: socketPath)
+        let greeting = Self.shorter(handshakeTimeout, timeout)
+        self.handshakeTimeout = greeting
+        let descriptor = try ClientSystem.connect(to: socketPath, timeout: greeting)
         var connection = Connection(descriptor: descriptor)
         let reply: WireReply
         do {
-            reply = try connection.call(.hello(WireHello(client: clientName)), timeout: timeout)
+            reply = try connection.call(.hello(WireHello(client: clientName)), timeout: greeting)
         } catch {
             ClientSystem.closeDescriptor(descriptor)
-            // Nothing but the greeting was sent: a daemon that does not answer it is simply unavailable.
-            if error.code == .outcomeUnknown {
-                throw PrefsClientError(
-                    .daemonUnavailable, "prefsd on \(socketPath) did not answer hello: \(error.message)", cause: error)
-            }
-            throw error
+            throw Self.greetingFailure(error, socketPath: socketPath, timeout: greeting)
         }
         guard case .success(.hello(let hello)) = reply.outcome else {
             ClientSystem.closeDescriptor(descriptor)
@@ -138,6 +144,29 @@ public final class PrefsBlockingClient: Sendable {
 
     deinit {
         connection.withLock { ClientSystem.closeDescriptor($0.descriptor) }
+    }
+
+    /// The shorter of two timeouts, `nil` standing for none.
+    private static func shorter(_ first: Duration?, _ second: Duration?) -> Duration? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return min(first, second)
+    }
+
+    /// The error for a `hello` that failed: nothing but the greeting was sent, so a daemon that does not answer it
+    /// in time (or closes the connection) is simply unavailable.
+    private static func greetingFailure(
+        _ error: PrefsClientError, socketPath: String, timeout: Duration?
+    ) -> PrefsClientError {
+        guard error.code == .outcomeUnknown else { return error }
+        if let cause = error.cause as? PrefsClientError, cause.code == .timedOut {
+            return PrefsClientError(
+                .daemonUnavailable,
+                "prefsd on \(socketPath) did not answer hello within \(timeout.map(\.seconds) ?? "?") s (it may be "
+                    + "stopped or stuck)", cause: cause)
+        }
+        return PrefsClientError(
+            .daemonUnavailable, "prefsd on \(socketPath) did not answer hello: \(error.message)", cause: error)
     }
 
     /// Sends one request and waits for its result.
@@ -241,13 +270,18 @@ public final class PrefsBlockingClient: Sendable {
         guard !filters.isEmpty else {
             throw PrefsClientError(.refused, "subscribe needs at least one filter", serverError: nil)
         }
-        let descriptor = try ClientSystem.connect(to: socketPath)
+        let descriptor = try ClientSystem.connect(to: socketPath, timeout: handshakeTimeout)
         var connection = Connection(descriptor: descriptor)
         var snapshots: [WireSnapshot] = []
         var routes: [UInt64: Int] = [:]
         var early: [(Int, PrefsSubscription.Event)] = []
         do throws(PrefsClientError) {
-            _ = try connection.call(.hello(WireHello(client: "PrefsBlockingClient subscription")), timeout: timeout)
+            do throws(PrefsClientError) {
+                _ = try connection.call(
+                    .hello(WireHello(client: "PrefsBlockingClient subscription")), timeout: handshakeTimeout)
+            } catch {
+                throw Self.greetingFailure(error, socketPath: socketPath, timeout: handshakeTimeout)
+            }
             var frames: [UInt8] = []
             for (index, filter) in filters.enumerated() {
                 do {

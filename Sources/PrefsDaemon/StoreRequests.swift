@@ -83,7 +83,8 @@ struct StoreRequests: Sendable {
             let names = try mapErrors(nil) { () throws(PrefsStoreError) in try store.domainNames(scope: storeScope) }
             return .listDomains(names.map(\.rawValue).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         case .synchronize:
-            try mapErrors(nil) { () throws(PrefsStoreError) in try store.synchronize() }
+            // A domain that cannot be written loses this client's unwritten changes: its write fails and changes nothing.
+            try mapErrors(nil) { () throws(PrefsStoreError) in try store.synchronize(withdrawingOnFailure: origin) }
             return .synchronize
         case .hello, .subscribe, .unsubscribe:
             throw WireError(.internal, "operation \(operation.name.rawValue) is handled by the connection")

@@ -140,24 +140,43 @@ package enum POSIX {
         try? writeAll(Array(text.utf8), to: standardError, name: "standard error")
     }
 
-    /// Reads a descriptor to its end.
+    /// Reads a descriptor to its end, up to a size.
     /// - Parameters:
     ///   - descriptor: An open descriptor, such as standard input.
     ///   - name: What it is, for errors (`standard input`, `-`).
+    ///   - maxBytes: The most bytes accepted; one byte more is not read further and is an error.
     /// - Returns: Every byte up to end of file.
-    /// - Throws: ``SystemCallError``: `open` with `EISDIR` for a directory, `fstat` or `read` failures.
-    package static func readAll(from descriptor: Int32, name: String) throws(SystemCallError) -> [UInt8] {
-        try read(descriptor, name: name, maxBytes: .max, regularFileOnly: false).bytes ?? []
+    /// - Throws: ``SystemCallError``: `open` with `EISDIR` for a directory, `fstat` or `read` failures, and `read`
+    ///   with `EFBIG` (``tooLarge(_:maxBytes:)``) for more than `maxBytes`.
+    package static func readAll(from descriptor: Int32, name: String, maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+        let contents = try read(descriptor, name: name, maxBytes: maxBytes, regularFileOnly: false)
+        guard let bytes = contents.bytes else { throw tooLarge(name, maxBytes: maxBytes) }
+        return bytes
+    }
+
+    /// The error for an input larger than a reader accepts: `read` with `EFBIG`, reason `more than N bytes`.
+    /// - Parameters:
+    ///   - name: The path (or the name of the stream).
+    ///   - maxBytes: The limit.
+    package static func tooLarge(_ name: String, maxBytes: Int) -> SystemCallError {
+        SystemCallError("read", path: name, errno: EFBIG, reason: "more than \(maxBytes) bytes")
     }
 
     // MARK: Files
 
-    /// Reads a whole file (a pipe or device is read to its end; a directory is refused).
-    /// - Parameter path: The file.
+    /// Reads a whole file, up to a size (a pipe or device is read to its end, or to one byte past the size; a
+    /// directory is refused). A device that never ends, such as `/dev/zero`, thus costs `maxBytes` of memory, not
+    /// all there is.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - maxBytes: The most bytes accepted.
     /// - Returns: Its bytes.
-    /// - Throws: ``SystemCallError``: `open` naming the path (with `EISDIR` for a directory), `fstat`, `read`.
-    package static func readFile(_ path: String) throws(SystemCallError) -> [UInt8] {
-        try readFile(path, maxBytes: .max, regularFileOnly: false, followsSymbolicLinks: true).bytes ?? []
+    /// - Throws: ``SystemCallError``: `open` naming the path (with `EISDIR` for a directory), `fstat`, `read`, and
+    ///   `read` with `EFBIG` (``tooLarge(_:maxBytes:)``) for a file larger than `maxBytes`.
+    package static func readFile(_ path: String, maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+        let contents = try readFile(path, maxBytes: maxBytes, regularFileOnly: false, followsSymbolicLinks: true)
+        guard let bytes = contents.bytes else { throw tooLarge(path, maxBytes: maxBytes) }
+        return bytes
     }
 
     /// Reads a whole file, up to a size.
@@ -194,20 +213,34 @@ package enum POSIX {
         if status.kind == .directory { throw SystemCallError("open", path: name, errno: EISDIR) }
         let size = status.kind == .regular ? Int(info.st_size) : 0
         if size > maxBytes { return FileContents(bytes: nil, size: size, status: status) }
-        // Read one byte more than the size so that a file that grew meanwhile is caught rather than truncated.
-        var bytes = [UInt8](repeating: 0, count: size + 1)
+        // Never more than one byte past the limit is read, which tells a stream at the limit from a longer one.
+        let limit = maxBytes < Int.max ? maxBytes + 1 : Int.max
+        // Read one byte more than the size so that a file that grew meanwhile is caught rather than truncated. The
+        // buffer is raw memory, grown by doubling: a stream is read at memory speed even in a debug build.
+        var capacity = max(1, min(size + 1, limit))
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+        defer { buffer.deallocate() }
         var total = 0
         while true {
-            let (count, readError) = bytes.withUnsafeMutableBytes { buffer in
-                retrying { Glibc.read(descriptor, buffer.baseAddress! + total, buffer.count - total) }
+            let (count, readError) = retrying { [buffer, capacity] in
+                Glibc.read(descriptor, buffer + total, capacity - total)
             }
             if count == -1 { throw SystemCallError("read", path: name, errno: readError) }
             if count == 0 { break }
             total += count
             if total > maxBytes { return FileContents(bytes: nil, size: total, status: status) }
-            if total == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(65_536, total))) }
+            if total == capacity {
+                capacity = min(max(65_536, total * 2), limit)
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+                grown.copyMemory(from: buffer, byteCount: total)
+                buffer.deallocate()
+                buffer = grown
+            }
         }
-        bytes.removeLast(bytes.count - total)
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { [buffer] destination, initialized in
+            if total > 0 { UnsafeMutableRawPointer(destination.baseAddress!).copyMemory(from: buffer, byteCount: total) }
+            initialized = total
+        }
         return FileContents(bytes: bytes, size: total, status: status)
     }
 
@@ -279,6 +312,66 @@ package enum POSIX {
             _ = unlink(temporaryPath)
             throw error
         }
+    }
+
+    /// Writes a file a user named on a command line (`defaults export`, `plutil -o`), never replacing what is not a
+    /// regular file, as `cp` writes to an existing destination:
+    ///
+    /// - nothing there, or a regular file: replaced atomically (``writeFileAtomically(_:to:newFileMode:keepsExistingMode:directorySyncIsRequired:)``),
+    ///   an existing file keeping its mode;
+    /// - a symbolic link: followed to its final target (at most 40 links), which is written by these same rules (a
+    ///   regular or missing target atomically, with its temp file in the target's directory); the link stays a link;
+    /// - a character or block device, a FIFO or a socket: opened for writing and written in place, so `/dev/null`
+    ///   stays `/dev/null` and `/dev/stdout` writes to standard output (a FIFO waits for its reader, as with `cp`);
+    /// - a directory: refused.
+    /// - Parameters:
+    ///   - bytes: The contents.
+    ///   - path: The path as the user gave it.
+    ///   - newFileMode: The mode of a new file (less the umask).
+    /// - Throws: ``SystemCallError``: those of the atomic write; `open` or `write` of a special file; `readlink`;
+    ///   `open` with `EISDIR` for a directory, `ELOOP` for too many links.
+    package static func writeUserFile(_ bytes: [UInt8], to path: String, newFileMode: UInt32) throws(SystemCallError) {
+        var target = path
+        for _ in 0..<40 {
+            guard let status = try fileStatus(atPath: target, followsSymbolicLinks: false) else { break }
+            switch status.kind {
+            case .regular:
+                try writeFileAtomically(
+                    bytes, to: target, newFileMode: newFileMode, keepsExistingMode: true,
+                    directorySyncIsRequired: false)
+                return
+            case .directory:
+                throw SystemCallError("open", path: path, errno: EISDIR)
+            case .symbolicLink:
+                let link = try symbolicLinkContents(target)
+                target = link.hasPrefix("/") ? link : TemporaryFileName.directory(ofPath: target) + "/" + link
+                continue
+            case .socket, .other:
+                try writeInPlace(bytes, to: target)
+                return
+            }
+        }
+        if try fileStatus(atPath: target, followsSymbolicLinks: false)?.kind == .symbolicLink {
+            throw SystemCallError("open", path: path, errno: ELOOP)
+        }
+        try writeFileAtomically(
+            bytes, to: target, newFileMode: newFileMode, keepsExistingMode: true, directorySyncIsRequired: false)
+    }
+
+    /// What a symbolic link points to.
+    private static func symbolicLinkContents(_ path: String) throws(SystemCallError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let (count, code) = retrying { readlink(path, &buffer, buffer.count - 1) }
+        if count == -1 { throw SystemCallError("readlink", path: path, errno: code) }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Opens an existing special file for writing and writes to it, as `cp` does; it is never created or replaced.
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
+        let (descriptor, code) = retrying { open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC) }
+        if descriptor == -1 { throw SystemCallError("open", path: path, errno: code) }
+        defer { closeDescriptor(descriptor) }
+        try writeAll(bytes, to: descriptor, name: path)
     }
 
     /// `fsync`s a directory so that renames and removals in it survive a crash. A file system that cannot sync a

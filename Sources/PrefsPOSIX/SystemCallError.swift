@@ -28,6 +28,9 @@ package struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertib
         self.reason = reason ?? POSIX.errorText(errno)
     }
 
+    /// Whether this is ``POSIX/tooLarge(_:maxBytes:)``: an input larger than its reader accepts.
+    package var isTooLarge: Bool { call == "read" && errno == EFBIG }
+
     /// `rename(/path): No space left on device`, or `pthread_create: Resource temporarily unavailable`.
     package var description: String {
         guard let path else { return "\(call): \(reason)" }

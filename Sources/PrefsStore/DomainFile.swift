@@ -120,13 +120,15 @@ enum DomainFile {
     }
 
     /// Renames a corrupt file to `<name>.corrupt-<UTC time>` (adding `-2`, `-3`… if that exists); never replaces
-    /// a file.
+    /// a file. A name longer than 200 bytes is shortened as in temp files' names (`TemporaryFileName.tag(of:)`), so
+    /// that the new name fits the file system's limit.
     /// - Returns: The new name.
     static func setAside(_ location: FileLocation) throws(SystemCallError) -> String {
         let stamp = timestamp(secondsSince1970: FileSystem.currentTimeSince1970())
+        let stem = TemporaryFileName.tag(of: location.fileName)
         var attempt = 1
         while true {
-            let name = "\(location.fileName).corrupt-\(stamp)" + (attempt == 1 ? "" : "-\(attempt)")
+            let name = "\(stem).corrupt-\(stamp)" + (attempt == 1 ? "" : "-\(attempt)")
             if try FileSystem.moveAside(location, to: name) { return name }
             attempt += 1
         }

@@ -1,15 +1,17 @@
 /// A validated preferences domain name, such as `com.example.Editor`.
 ///
-/// A name is 1–255 bytes of `A–Z a–z 0–9 . _ -`, does not start with `.`, and never contains `..`,
-/// so it can never be read as a path. `NSGlobalDomain` names the global domain (``global``), whose
-/// file is `.GlobalPreferences.plist`; the `defaults` aliases `-g` and `-globalDomain` are the
-/// command line's business, not this type's.
+/// A name is 1–216 bytes of `A–Z a–z 0–9 . _ -`, does not start with `.`, and never contains `..`,
+/// so it can never be read as a path, and every file of the domain can be written (see ``maxLength``).
+/// `NSGlobalDomain` names the global domain (``global``), whose file is `.GlobalPreferences.plist`; the `defaults`
+/// aliases `-g` and `-globalDomain` are the command line's business, not this type's.
 public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The name as given.
     public let rawValue: String
 
-    /// The longest name accepted, in bytes.
-    public static let maxLength = 255
+    /// The longest name accepted, in bytes: 216, so that the longest file name a domain has, its by-host file
+    /// `<name>.<32-digit machine id>.plist` (39 bytes more), fits the 255-byte limit of a file name on Linux file
+    /// systems (`NAME_MAX`). Its temp files and a corrupt file set aside shorten a long name to fit as well.
+    public static let maxLength = 216
 
     /// The global domain, `NSGlobalDomain`: searched by every application after its own domains.
     public static let global = DomainName(unchecked: "NSGlobalDomain")
@@ -51,7 +53,10 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
     private static func problem(with rawValue: String) -> String? {
         let bytes = rawValue.utf8
         if bytes.isEmpty { return "a domain name cannot be empty" }
-        if bytes.count > maxLength { return "a domain name is at most \(maxLength) bytes, this one has \(bytes.count)" }
+        if bytes.count > maxLength {
+            return "a domain name is at most \(maxLength) bytes (so that its by-host file name fits the file system's "
+                + "255-byte limit), this one has \(bytes.count)"
+        }
         if bytes.first == UInt8(ascii: ".") { return "a domain name cannot start with '.'" }
         var previous: UInt8 = 0
         for byte in bytes {

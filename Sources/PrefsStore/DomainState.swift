@@ -20,21 +20,28 @@ struct DomainState {
         /// The serial of the set (or first update) that began this run of updates: a write that took the run's first
         /// updates leaves the later ones pending.
         var runSerial: UInt64
+        /// Who made the latest change: a synchronous write that fails withdraws its caller's pending changes.
+        var origin: ChangeOrigin
+        /// For an in-memory cache of another store (a daemon client's), the version of the domain there that this
+        /// change produced; the cache's stored contents of that version or later include it (or something newer).
+        var version: UInt64?
 
         /// A value set in this process.
-        init(value: PlistValue?, serial: UInt64) {
+        init(value: PlistValue?, serial: UInt64, origin: ChangeOrigin) {
             self.value = value
             self.serial = serial
             self.runSerial = serial
+            self.origin = origin
         }
 
         /// An update of the key's value in the file.
-        init(update: @escaping KeyUpdate, serial: UInt64) {
+        init(update: @escaping KeyUpdate, serial: UInt64, origin: ChangeOrigin) {
             self.value = nil
             self.serial = serial
             self.isSet = false
             self.updates = [update]
             self.runSerial = serial
+            self.origin = origin
         }
 
         /// The key's value once this change is applied to `current`, its value without it (in the file, or in the
@@ -53,6 +60,10 @@ struct DomainState {
     struct PendingReplacement {
         var values: PlistDictionary
         var serial: UInt64
+        /// Who replaced the domain.
+        var origin: ChangeOrigin
+        /// As ``PendingChange/version``.
+        var version: UInt64?
     }
 
     /// An effective view whose search list includes this domain, at `position` in its layers.
@@ -90,6 +101,9 @@ struct DomainState {
     var nextSerial: UInt64 = 1
     /// The per-domain event counter.
     var sequence: UInt64 = 0
+    /// For an in-memory cache of another store, the version of the domain there that ``disk`` is: local changes of
+    /// that version or earlier are in it (``PreferencesStore/setStoredContents(_:of:version:startsOver:origin:)``).
+    var storedVersion: UInt64 = 0
     /// An upper bound on the encoded size of ``values``.
     var estimatedSize = PlistValue.estimatedDocumentOverhead
 

@@ -207,10 +207,13 @@ enum FileSystem {
         return descriptor
     }
 
-    /// Watches a directory; returns the watch descriptor.
-    static func addWatch(_ watcher: Int32, directory: String, mask: UInt32) throws(SystemCallError) -> Int32 {
+    /// Watches a directory; returns the watch descriptor, or `nil` when the directory is gone.
+    static func addWatch(_ watcher: Int32, directory: String, mask: UInt32) throws(SystemCallError) -> Int32? {
         let (result, code) = POSIX.retrying { inotify_add_watch(watcher, directory, mask | WatchMask.onlyDirectory) }
-        if result == -1 { throw failure("inotify_add_watch", directory, code) }
+        if result == -1 {
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw failure("inotify_add_watch", directory, code)
+        }
         return result
     }
 

@@ -11,15 +11,19 @@ extension PreferencesStore {
     /// Writes every domain with unwritten changes and reads in changes other processes made on disk.
     ///
     /// Returns only after every write is durable (`fsync`ed, directory included).
+    /// - Parameter caller: Who waits for the changes to be durable. When given, a domain that cannot be written
+    ///   loses that writer's unwritten changes (they are withdrawn, with change events, and never written later):
+    ///   a failed synchronize leaves nothing of the caller's behind. Without it, the failed changes stay pending
+    ///   and are retried, as a background write's are.
     /// - Throws: ``PrefsStoreError`` for the first domain that could not be written; the others are still
-    ///   written, and the failed changes stay pending and are retried.
-    public func synchronize() throws(PrefsStoreError) {
+    ///   written.
+    public func synchronize(withdrawingOnFailure caller: ChangeOrigin? = nil) throws(PrefsStoreError) {
         var firstError: PrefsStoreError?
         _ = worker?.rewatchIfNeeded()  // every loaded domain is re-read below anyway
         fileWork.withLock { work in
             for slot in state.withLock({ $0.dirtySlots }) {
                 do throws(PrefsStoreError) {
-                    try flush(slot: slot, &work)
+                    try flush(slot: slot, &work, withdrawingOnFailure: caller)
                 } catch {
                     firstError = firstError ?? error
                 }
@@ -135,9 +139,14 @@ extension PreferencesStore {
         }
     }
 
-    /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled.
-    /// - Parameter lockHeld: Whether the caller holds the domain's `flock` already (``update(_:origin:_:)``).
-    func flush(slot: Int, _ work: inout FileWorkState, lockHeld: Bool = false) throws(PrefsStoreError) {
+    /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled, except
+    /// those of the writer that waits for this write (`caller`), which are withdrawn.
+    /// - Parameters:
+    ///   - lockHeld: Whether the caller holds the domain's `flock` already (``update(_:origin:_:)``).
+    ///   - caller: The writer of a synchronous write, whose changes a failed write withdraws.
+    func flush(
+        slot: Int, _ work: inout FileWorkState, lockHeld: Bool = false, withdrawingOnFailure caller: ChangeOrigin? = nil
+    ) throws(PrefsStoreError) {
         guard let plan = state.withLock({ $0.takeFlushPlan(slot: slot) }) else { return }
         if isInMemory {
             // Memory is the storage: the changes count as written.
@@ -157,7 +166,7 @@ extension PreferencesStore {
             }
         } catch {
             state.withLock { state in
-                state.restoreFailedFlush(plan, error: error)
+                state.restoreFailedFlush(plan, error: error, withdrawing: caller)
                 _ = state.endBatch()
             }
             throw error

@@ -24,7 +24,8 @@ extension PreferencesStore {
     ///   - body: Edits the domain's keys and values in place; its result is returned.
     /// - Returns: What `body` returned on the attempt that committed, and the domain's sequence number afterwards.
     /// - Throws: ``PrefsStoreError``: as ``setMany(_:in:origin:expectedSequence:)``; `.ioFailure` when the domain
-    ///   cannot be written (the change then stays pending, as for `set`, and is retried); `.versionConflict` when
+    ///   cannot be written (no space left, a read-only file system): the edit is then withdrawn, with this `origin`'s
+    ///   other unwritten changes of the domain, so nothing of it is seen or written later; `.versionConflict` when
     ///   other writers changed the domain before every one of `maxAttempts` commits.
     @discardableResult
     public func update<Outcome>(
@@ -40,9 +41,13 @@ extension PreferencesStore {
                 fileWork.withLock { work in reloadIfChanged(slot: slot, origin: .external, &work) }
                 deliverQueued()
             }
-            let (base, sequence, identity) = state.withLock { state in
-                (state.domains[slot].values, state.domains[slot].sequence, state.domains[slot].identity)
+            let (base, sequence, identity, unreadable) = state.withLock { state in
+                let domain = state.domains[slot]
+                return (domain.values, domain.sequence, domain.identity, domain.issueIsCorrupt ? nil : domain.issue)
             }
+            // A file that cannot be read at all (a symbolic link, a device, no permission) is never replaced: the
+            // write would fail, so the update fails now instead of retrying against a file it cannot know.
+            if let unreadable, !isInMemory { throw unreadable }
             var values = base
             let outcome = body(&values)
             let changes = Self.changes(from: base, to: values)
@@ -127,7 +132,27 @@ extension PreferencesStore {
             finish(outcome)
             return outcome.sequence
         }
-        let outcome = try fileWork.withLock { work throws(PrefsStoreError) -> WriteOutcome? in
+        let committed: WriteOutcome?
+        do throws(PrefsStoreError) {
+            committed = try commitOnFile(slot: slot, domain: domain, origin: origin, fileIdentity: fileIdentity, apply)
+        } catch {
+            // A failed write withdrew the change: its events and those taking it back go out before the error.
+            deliverQueued()
+            throw error
+        }
+        guard let outcome = committed else { return nil }
+        finish(WriteOutcome(wakeWorker: false, deliver: true, sequence: outcome.sequence))
+        return outcome.sequence
+    }
+
+    /// The file part of ``commit(_:slot:domain:origin:ifSequence:fileIdentity:)``: under the domain's `flock`, applies
+    /// the changes if the file is still `fileIdentity` and writes the domain at once; a failed write withdraws
+    /// `origin`'s changes.
+    private func commitOnFile(
+        slot: Int, domain: DomainID, origin: ChangeOrigin, fileIdentity: FileIdentity?,
+        _ apply: () throws(PrefsStoreError) -> WriteOutcome?
+    ) throws(PrefsStoreError) -> WriteOutcome? {
+        try fileWork.withLock { work throws(PrefsStoreError) -> WriteOutcome? in
             let lock = try lockDomain(domain)
             defer { FileSystem.unlock(lock) }
             // Every writer holds the lock, and replaces the file (a new inode); a hand edit changes its size or time.
@@ -140,12 +165,9 @@ extension PreferencesStore {
                     .ioFailure, "cannot examine the file of domain \(domain)", path: location.path, cause: error)
             }
             guard current == fileIdentity, let outcome = try apply() else { return nil }
-            try flush(slot: slot, &work, lockHeld: true)
+            try flush(slot: slot, &work, lockHeld: true, withdrawingOnFailure: origin)
             return outcome
         }
-        guard let outcome else { return nil }
-        finish(WriteOutcome(wakeWorker: false, deliver: true, sequence: outcome.sequence))
-        return outcome.sequence
     }
 
     /// The key changes that turn `old` into `new`, sorted by key.

@@ -11,6 +11,17 @@ extension PreferencesStore {
         return Int32(clamping: milliseconds)
     }
 
+    /// Reads again every loaded domain whose file is no longer the version the store knows: what the worker does every
+    /// `StoreWorker.pollInterval` while inotify is unavailable. A change found so is attributed to `.external`, since
+    /// no event names its writer.
+    func pollLoadedDomains() {
+        fileWork.withLock { work in
+            let count = state.withLock { $0.domains.count }
+            for slot in 0..<count { reloadIfChanged(slot: slot, origin: .external, &work) }
+        }
+        deliverQueued()
+    }
+
     /// Turns a batch of inotify events into re-reads of the domains they touch, and their change events.
     ///
     /// A file renamed into place from a store's temp name (`.<name>.tmp-<pid>-…`) was written by process `pid`;

@@ -113,7 +113,7 @@ struct StoreState {
         }
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        domains[slot].pending[exactKey] = DomainState.PendingChange(value: value, serial: serial)
+        domains[slot].pending[exactKey] = DomainState.PendingChange(value: value, serial: serial, origin: origin)
         switch (index, value) {
         case (let index?, let value?): domains[slot].values.storage.values[index] = value
         case (let index?, nil): domains[slot].values.storage.remove(at: index)
@@ -133,7 +133,7 @@ struct StoreState {
         for (key, value) in changes {
             let serial = domains[slot].nextSerial
             domains[slot].nextSerial &+= 1
-            domains[slot].pending[PlistKey(key)] = DomainState.PendingChange(value: value, serial: serial)
+            domains[slot].pending[PlistKey(key)] = DomainState.PendingChange(value: value, serial: serial, origin: origin)
             let old = domains[slot].values.updateValue(forKey: key, to: value)
             if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
         }
@@ -155,8 +155,9 @@ struct StoreState {
             // In place: a copy of the change would copy its list of updates on every append.
             domains[slot].pending[exactKey]!.updates.append(update)
             domains[slot].pending[exactKey]!.serial = serial
+            domains[slot].pending[exactKey]!.origin = origin
         } else {
-            domains[slot].pending[exactKey] = DomainState.PendingChange(update: update, serial: serial)
+            domains[slot].pending[exactKey] = DomainState.PendingChange(update: update, serial: serial, origin: origin)
         }
         let old = domains[slot].values.updateValue(forKey: key, to: value)
         if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
@@ -169,7 +170,7 @@ struct StoreState {
     mutating func applyReplacement(_ values: PlistDictionary, slot: Int, origin: ChangeOrigin) -> Bool {
         let serial = domains[slot].nextSerial
         domains[slot].nextSerial &+= 1
-        domains[slot].replacement = DomainState.PendingReplacement(values: values, serial: serial)
+        domains[slot].replacement = DomainState.PendingReplacement(values: values, serial: serial, origin: origin)
         domains[slot].pending = [:]
         replaceValues(slot: slot, with: values, origin: origin)
         return scheduleFlush(slot: slot)
@@ -190,8 +191,68 @@ struct StoreState {
 
     /// Sets what a domain's storage holds (an in-memory store's contents), keeping this process's unwritten changes
     /// on top, as a re-read file does.
-    mutating func applyStoredValues(_ values: PlistDictionary, slot: Int, origin: ChangeOrigin) {
+    ///
+    /// With a `version` (an in-memory cache of another store), the local changes that version already includes are
+    /// dropped: those acknowledged at that version or earlier. `startsOver` forgets every local change and the
+    /// versions seen so far (the other store was restarted, and counts again from its own start).
+    mutating func applyStoredValues(
+        _ values: PlistDictionary, slot: Int, origin: ChangeOrigin, version: UInt64? = nil, startsOver: Bool = false
+    ) {
+        if startsOver {
+            domains[slot].pending = [:]
+            domains[slot].replacement = nil
+            domains[slot].storedVersion = version ?? 0
+        } else if let version {
+            let stored = max(domains[slot].storedVersion, version)
+            domains[slot].storedVersion = stored
+            for (key, change) in domains[slot].pending where change.version.map({ $0 <= stored }) ?? false {
+                domains[slot].pending[key] = nil
+            }
+            if domains[slot].replacement?.version.map({ $0 <= stored }) ?? false { domains[slot].replacement = nil }
+        }
         domains[slot].disk = values
+        replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
+    }
+
+    /// Applies to an in-memory cache a change its source store acknowledged at `version`, unless the cache already
+    /// has that change or a newer one: stored contents of that version or later, or a newer acknowledged change of
+    /// the key (or a newer replacement of the domain). So acknowledgements and the source's echoes may arrive in any
+    /// order, from any thread, and a key never goes back to an older value.
+    /// - Returns: Whether the change was applied.
+    @discardableResult
+    mutating func applyAcknowledged(
+        _ value: PlistValue?, forKey key: String, slot: Int, version: UInt64, origin: ChangeOrigin
+    ) -> Bool {
+        if version <= domains[slot].storedVersion { return false }
+        if let newer = domains[slot].pending[PlistKey(key)]?.version, newer >= version { return false }
+        if let newer = domains[slot].replacement?.version, newer >= version { return false }
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        var change = DomainState.PendingChange(value: value, serial: serial, origin: origin)
+        change.version = version
+        domains[slot].pending[PlistKey(key)] = change
+        let old = domains[slot].values.updateValue(forKey: key, to: value)
+        if old != value {
+            domains[slot].recomputeEstimatedSize()
+            recordChange(slot: slot, key: key, old: old, new: value, origin: origin)
+        }
+        return true
+    }
+
+    /// Replaces an in-memory cache's domain with contents its source acknowledged at `version`, unless the cache
+    /// already has that version or a newer change; older acknowledged key changes are dropped, newer ones stay on top.
+    mutating func applyAcknowledgedReplacement(
+        _ values: PlistDictionary, slot: Int, version: UInt64, origin: ChangeOrigin
+    ) {
+        if version <= domains[slot].storedVersion { return }
+        if let newer = domains[slot].replacement?.version, newer >= version { return }
+        let serial = domains[slot].nextSerial
+        domains[slot].nextSerial &+= 1
+        domains[slot].replacement = DomainState.PendingReplacement(
+            values: values, serial: serial, origin: origin, version: version)
+        for (key, change) in domains[slot].pending where change.version.map({ $0 < version }) ?? true {
+            domains[slot].pending[key] = nil
+        }
         replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin)
     }
 
@@ -320,10 +381,35 @@ struct StoreState {
         if readOtherWriters { replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: .external) }
     }
 
-    /// Puts a plan back after its write failed, so its changes are written later.
-    mutating func restoreFailedFlush(_ plan: FlushPlan, error: PrefsStoreError) {
-        domains[plan.slot].checkedStaleTemporaryFiles = !plan.checkStaleTemporaryFiles
-        scheduleRetry(slot: plan.slot, error: error)
+    /// Puts a plan back after its write failed, so its changes are written later; for a synchronous write
+    /// (`caller` given), that caller's pending changes of the domain are withdrawn first.
+    mutating func restoreFailedFlush(_ plan: FlushPlan, error: PrefsStoreError, withdrawing caller: ChangeOrigin?) {
+        let slot = plan.slot
+        domains[slot].checkedStaleTemporaryFiles = !plan.checkStaleTemporaryFiles
+        if let caller { withdrawChanges(of: caller, slot: slot) }
+        if domains[slot].hasUnwrittenChanges {
+            scheduleRetry(slot: slot, error: error)
+        } else {
+            // Nothing is left to retry: the caller is told, and nothing will be written later.
+            domains[slot].flushDeadline = nil
+            domains[slot].flushError = error
+        }
+    }
+
+    /// Withdraws a writer's unwritten changes of a domain: the pending key changes whose latest change it made and a
+    /// replacement it made. Reads fall back to the file's values with the other writers' changes on top, and
+    /// observers get an event for every key that changes back.
+    mutating func withdrawChanges(of origin: ChangeOrigin, slot: Int) {
+        var withdrawn = false
+        if domains[slot].replacement?.origin == origin {
+            domains[slot].replacement = nil
+            withdrawn = true
+        }
+        for (key, change) in domains[slot].pending where change.origin == origin {
+            domains[slot].pending[key] = nil
+            withdrawn = true
+        }
+        if withdrawn { replaceValues(slot: slot, with: domains[slot].mergedValues(), origin: origin) }
     }
 
     // MARK: Volatile layers

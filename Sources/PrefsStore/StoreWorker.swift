@@ -3,7 +3,14 @@ import Synchronization
 
 /// The store's background thread: it writes domains when their flush delay passes and turns inotify events into
 /// re-reads, all from one `poll()` on the inotify descriptor with the earliest flush deadline as its timeout.
+///
+/// When the store should watch but inotify is out of reach (the per-user limit of instances or watches is reached),
+/// the thread polls instead: every ``pollInterval`` it compares each loaded domain's file with the version it knows
+/// (a `stat`), and reads again those that changed, so observers still see other processes' changes.
 final class StoreWorker: Sendable {
+    /// How often the files of loaded domains are examined while inotify is unavailable.
+    static let pollInterval: Duration = .seconds(1)
+
     /// A watched directory and the scope of the domain files in it.
     struct WatchedDirectory: Sendable {
         var scope: DomainScope
@@ -19,13 +26,20 @@ final class StoreWorker: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Set when a watched directory went away, so that it is watched again once it exists.
     private let lostWatch = Atomic<Bool>(false)
+    /// Set when the store should watch but inotify cannot (no instance, or a directory no watch was left for): the
+    /// loaded domains' files are then examined every ``pollInterval``.
+    private let polls = Atomic<Bool>(false)
 
-    private init(watcher: Int32?, wake: (receive: Int32, send: Int32), paths: StorePaths) {
+    private init(watcher: Int32?, wake: (receive: Int32, send: Int32), paths: StorePaths, polls: Bool) {
         self.watcher = watcher
         self.wakeReceive = wake.receive
         self.wakeSend = wake.send
         self.paths = paths
+        self.polls.store(polls, ordering: .releasing)
     }
+
+    /// Whether the worker polls the files because inotify is unavailable.
+    var isPolling: Bool { polls.load(ordering: .acquiring) }
 
     deinit {
         if let watcher { POSIX.closeDescriptor(watcher) }
@@ -49,18 +63,28 @@ final class StoreWorker: Sendable {
             do {
                 watcher = try FileSystem.makeWatcher()
             } catch {
-                problem = PrefsStoreError(
-                    .unavailable, "cannot watch for changes by other processes; synchronize() reads them in",
-                    cause: error)
+                problem = pollingNotice(cause: error)
             }
         }
-        let worker = StoreWorker(watcher: watcher, wake: wake, paths: paths)
+        let worker = StoreWorker(
+            watcher: watcher, wake: wake, paths: paths, polls: watchesFiles && watcher == nil)
         if watcher != nil {
             // Create the Preferences directory so that it can be watched; a read-only home is reported by writes.
             try? FileSystem.makeDirectories(paths.preferencesDirectory)
-            worker.watchExistingDirectories()
+            if let failure = worker.watchExistingDirectories().failure {
+                worker.polls.store(true, ordering: .releasing)
+                problem = pollingNotice(cause: failure)
+            }
         }
         return (worker, problem)
+    }
+
+    /// The warning that inotify is out of reach and the files are polled instead.
+    private static func pollingNotice(cause: SystemCallError) -> PrefsStoreError {
+        PrefsStoreError(
+            .unavailable,
+            "cannot watch for changes by other processes with inotify; examining the files every "
+                + "\(pollInterval.components.seconds) s instead", cause: cause)
     }
 
     /// Starts the thread. It keeps only a weak reference to the store and ends when the store goes away.
@@ -89,10 +113,16 @@ final class StoreWorker: Sendable {
 
     private func loop(_ reference: WeakStoreReference) {
         let descriptors = watcher.map { [wakeReceive, $0] } ?? [wakeReceive]
+        var nextPoll = ContinuousClock.now + Self.pollInterval
         while !stopping.load(ordering: .acquiring) {
             guard var timeout = reference.store?.workerTimeoutMilliseconds() else { return }
             // While a watched directory is gone, look for it again every second.
             if lostWatch.load(ordering: .acquiring), timeout < 0 || timeout > 1000 { timeout = 1000 }
+            let polling = isPolling
+            if polling {
+                let untilPoll = Self.milliseconds(nextPoll - .now)
+                if timeout < 0 || timeout > untilPoll { timeout = untilPoll }
+            }
             let ready = FileSystem.waitUntilReadable(descriptors, timeoutMilliseconds: timeout)
             if ready[0] { FileSystem.drainWakes(wakeReceive) }
             if stopping.load(ordering: .acquiring) { return }
@@ -100,8 +130,19 @@ final class StoreWorker: Sendable {
             if ready.count > 1, ready[1], let watcher {
                 store.handleWatchEvents(FileSystem.readWatchEvents(watcher))
             }
+            if polling, ContinuousClock.now >= nextPoll {
+                store.pollLoadedDomains()
+                nextPoll = ContinuousClock.now + Self.pollInterval
+            }
             store.flushDueDomains()
         }
+    }
+
+    /// A duration in whole milliseconds, rounded up, at least 0.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        if duration <= .zero { return 0 }
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
     // MARK: Watches
@@ -121,7 +162,8 @@ final class StoreWorker: Sendable {
     /// - Returns: The scopes of the directories watched again, whose loaded domains must be re-read.
     func rewatchIfNeeded() -> [DomainScope] {
         guard lostWatch.exchange(false, ordering: .acquiringAndReleasing) else { return [] }
-        let scopes = watchExistingDirectories()
+        let (scopes, failure) = watchExistingDirectories()
+        if failure != nil { polls.store(true, ordering: .releasing) }
         let preferences = paths.preferencesDirectory
         if !watches.withLock({ $0.values.contains { $0.path == preferences } }) {
             lostWatch.store(true, ordering: .releasing)
@@ -130,31 +172,48 @@ final class StoreWorker: Sendable {
     }
 
     /// Watches every existing directory of domain files that is not watched yet.
-    /// - Returns: The scopes of the directories it started to watch.
+    /// - Returns: The scopes of the directories it started to watch, and the failure of one it could not watch
+    ///   (no watch left: the worker must poll).
     @discardableResult
-    func watchExistingDirectories() -> [DomainScope] {
+    func watchExistingDirectories() -> (scopes: [DomainScope], failure: SystemCallError?) {
         var directories = [
             WatchedDirectory(scope: .user, path: paths.preferencesDirectory),
             WatchedDirectory(scope: .byHost, path: paths.byHostDirectory),
         ]
         if let system = paths.systemDirectory { directories.append(WatchedDirectory(scope: .system, path: system)) }
         if let forced = paths.forcedDirectory { directories.append(WatchedDirectory(scope: .forced, path: forced)) }
-        return directories.filter { watch($0) }.map(\.scope)
+        var scopes: [DomainScope] = []
+        var failure: SystemCallError?
+        for directory in directories {
+            switch watch(directory) {
+            case .success(true): scopes.append(directory.scope)
+            case .success(false): break
+            case .failure(let error): failure = failure ?? error
+            }
+        }
+        return (scopes, failure)
     }
 
     /// Watches a directory if it exists and is not watched yet.
-    /// - Returns: Whether it started to watch it.
+    /// - Returns: Whether it started to watch it, or why it could not (inotify refused the watch; the worker then
+    ///   polls).
     @discardableResult
-    func watch(_ directory: WatchedDirectory) -> Bool {
-        guard let watcher, POSIX.isDirectory(directory.path) else { return false }
+    func watch(_ directory: WatchedDirectory) -> Result<Bool, SystemCallError> {
+        guard let watcher, POSIX.isDirectory(directory.path) else { return .success(false) }
         let alreadyWatched = watches.withLock { $0.values.contains { $0.path == directory.path } }
-        if alreadyWatched { return false }
-        guard
-            let descriptor = try? FileSystem.addWatch(
-                watcher, directory: directory.path, mask: FileSystem.WatchMask.directoryChanges)
-        else { return false }
-        watches.withLock { $0[descriptor] = directory }
-        return true
+        if alreadyWatched { return .success(false) }
+        do {
+            // A directory that went away meanwhile is looked for again; any other refusal means polling.
+            guard
+                let descriptor = try FileSystem.addWatch(
+                    watcher, directory: directory.path, mask: FileSystem.WatchMask.directoryChanges)
+            else { return .success(false) }
+            watches.withLock { $0[descriptor] = directory }
+            return .success(true)
+        } catch {
+            polls.store(true, ordering: .releasing)
+            return .failure(error)
+        }
     }
 
     /// The subdirectory watched inside a directory of `scope`: `ByHost` in the user's, `forced` in the system one.

@@ -23,7 +23,8 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
         /// The domain (`readDomain`, `removeDomain`) or subscription (`unsubscribe`) does not exist.
         public static let notFound = Code(rawValue: "notFound")
-        /// A domain name breaks the naming rules (1–255 bytes of `[A-Za-z0-9._-]`, no leading `.`, never `..`).
+        /// A domain name breaks the naming rules (1–216 bytes of `[A-Za-z0-9._-]`, no leading `.`, never `..`); the
+        /// message names the rule, such as the length limit.
         public static let invalidName = Code(rawValue: "invalidName")
         /// A request, a value or the connection count exceeds a limit; ``WireError/limit`` names it.
         public static let limitExceeded = Code(rawValue: "limitExceeded")

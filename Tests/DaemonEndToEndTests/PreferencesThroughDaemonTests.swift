@@ -83,6 +83,80 @@ struct PreferencesThroughDaemonTests {
         #expect(daemon.finish() == 0)
     }
 
+    @Test("threads racing with the daemon's echoes of their writes never read back an older value")
+    func localWritesWinOverStaleEchoes() throws {
+        let home = try DaemonHome()
+        let daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let prefs = try Preferences(
+            domain: "com.example.app", storage: .daemon(socketPath: home.socketPath, diagnostics: { _ in }))
+        #expect(prefs.object(forKey: "Race") == nil)
+        let threads = 4
+        let writes = 250
+        // Observers that take a moment, as an application's do: a change made on a thread reaches them on that thread
+        // before the write returns, so the daemon's echoes of earlier writes arrive in the middle of writes.
+        let observations = (["Race"] + (0..<threads).map { "Own\($0)" }).map { key in
+            prefs.observe(forKey: key) { _ in usleep(500) }
+        }
+        defer { for observation in observations { observation.cancel() } }
+        let stale = Mutex<[String]>([])
+        let failures = Mutex<[String]>([])
+
+        // The race is the machine's to decide: two rounds give it more chances (without the fix, one round of each
+        // phase showed a stale read in 6 runs of 8 on the development machine, and one of the two in most).
+        let rounds = 2
+        for round in 0..<rounds {
+            racingRound(prefs, round: round, threads: threads, writes: writes, stale: stale, failures: failures)
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        let found = stale.withLock { $0 }
+        #expect(found.isEmpty, "\(found.count) reads went back in time, such as \(found.prefix(5))")
+        #expect(eventually { prefs.integer(forKey: "Race") == rounds * threads * writes })
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
+    /// One round of ``localWritesWinOverStaleEchoes()``: own keys with `set`, then one counter with `update`.
+    private func racingRound(
+        _ prefs: Preferences, round: Int, threads: Int, writes: Int, stale: borrowing Mutex<[String]>,
+        failures: borrowing Mutex<[String]>
+    ) {
+        // Each thread writes a key of its own and reads it back at once: it must read what it just wrote.
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for write in (round * writes + 1)...((round + 1) * writes) {
+                prefs.set(write, forKey: "Own\(thread)")
+                let read = prefs.integer(forKey: "Own\(thread)")
+                if read != write { stale.withLock { $0.append("Own\(thread): wrote \(write), read \(read)") } }
+            }
+        }
+
+        // Then the threads increment one counter through the daemon's compare-and-set, so its values follow the
+        // daemon's order: after its own increment to n, a thread must read n or more, never less.
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for _ in 0..<writes {
+                let committed: Int64
+                do {
+                    let value = try prefs.update(forKey: "Race") { old in
+                        guard case .integer(let count)? = old else { return 1 }
+                        return .integer(PlistInteger((count.int64Value ?? 0) + 1))
+                    }
+                    guard case .integer(let count)? = value, let number = count.int64Value else {
+                        failures.withLock { $0.append("update returned \(String(describing: value))") }
+                        return
+                    }
+                    committed = number
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                    return
+                }
+                let read = Int64(prefs.integer(forKey: "Race"))
+                if read < committed {
+                    stale.withLock { $0.append("Race: thread \(thread) wrote \(committed), read \(read)") }
+                }
+            }
+        }
+    }
+
     @Test("forced to the daemon while it does not run: reads see nothing, synchronize reports the failure")
     func unavailableDaemon() throws {
         let home = try DaemonHome()

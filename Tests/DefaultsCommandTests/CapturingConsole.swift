@@ -1,3 +1,4 @@
+import PrefsPOSIX
 import Synchronization
 
 @testable import DefaultsCommand
@@ -22,7 +23,8 @@ final class CapturingConsole: Console {
         state.withLock { $0.error += text }
     }
 
-    func readInput() throws(DefaultsError) -> [UInt8] {
-        input
+    func readInput(maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+        guard input.count <= maxBytes else { throw POSIX.tooLarge("standard input", maxBytes: maxBytes) }
+        return input
     }
 }

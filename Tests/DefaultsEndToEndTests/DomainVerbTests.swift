@@ -98,6 +98,34 @@ import Testing
         #expect(!sandbox.exists("prefs/com.example.App.plist"))
     }
 
+    @Test("import reads at most the size limit of a domain from a device, a large file or standard input")
+    func importRefusesInputsLargerThanADomain() throws {
+        let sandbox = try Sandbox()
+        let reason = "more than 4194304 bytes: import reads at most 4194304 bytes, the size limit of a domain"
+        expectRun(
+            try sandbox.run(["import", "com.example.App", "/dev/zero"]), status: 1,
+            stderr: "Could not read data from /dev/zero (\(reason))\n")
+        let large = sandbox.directory.file("large.plist")
+        try Data(repeating: 0x20, count: 4_194_305).write(to: URL(fileURLWithPath: large))
+        expectRun(
+            try sandbox.run(["import", "com.example.App", large]), status: 1,
+            stderr: "Could not read data from \(large) (\(reason))\n")
+
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "exec \"$0\" import com.example.App - < /dev/zero", sandbox.defaults.path]
+        shell.environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { _, new in new }
+        let errorPipe = Pipe()
+        shell.standardError = errorPipe
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let error = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 1)
+        #expect(error == "Could not read data from - (\(reason))\n")
+        #expect(!sandbox.exists("prefs/com.example.App.plist"))
+    }
+
     @Test func exportToStandardOutputWritesXML() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["write", "com.example.App", "Theme", "dark"])
@@ -140,6 +168,52 @@ import Testing
         expectRun(try sandbox.run(["read", "com.example.Copy", "Theme"]), stdout: "dark\n")
         expectRun(try sandbox.run(["export", "com.example.App", "~/home.plist"]))
         #expect(sandbox.exists("home.plist"))
+    }
+
+    @Test("export writes through a FIFO and a symbolic link as cp would, and never replaces them")
+    func exportWritesThroughFIFOsAndLinks() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["write", "com.example.App", "Theme", "dark"])
+        let fifo = sandbox.directory.file("pipe")
+        try SpecialFiles.makeFIFO(fifo)
+        let reader = try FIFOReader(fifo)
+        try sandbox.succeed(["export", "com.example.App", fifo])
+        let received = try #require(reader.finish(), "nothing was written to the FIFO")
+        #expect(try PlistSerialization.decode(Array(received)) == ["Theme": "dark"])
+        #expect(SpecialFiles.kind(fifo) == "fifo")
+
+        // A link to a file: the file is replaced (atomically), the link stays; a dangling link gets its target.
+        let real = sandbox.directory.file("real.plist")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: real))
+        let link = sandbox.directory.file("link.plist")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.plist")
+        try sandbox.succeed(["export", "com.example.App", link])
+        #expect(SpecialFiles.kind(link) == "link")
+        #expect(try PlistSerialization.decode(Array(Data(contentsOf: URL(fileURLWithPath: real)))) == ["Theme": "dark"])
+        let dangling = sandbox.directory.file("dangling.plist")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "created.plist")
+        try sandbox.succeed(["export", "com.example.App", dangling])
+        #expect(SpecialFiles.kind(dangling) == "link")
+        #expect(SpecialFiles.kind(sandbox.directory.file("created.plist")) == "regular")
+        #expect(sandbox.list("").filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
+    @Test(
+        "export to a character device writes to it and leaves the device in place",
+        .enabled(if: SpecialFiles.canMakeDevices, "mknod needs CAP_MKNOD"))
+    func exportToADeviceWritesThroughIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["write", "com.example.App", "Theme", "dark"])
+        let device = sandbox.directory.file("null.plist")
+        try SpecialFiles.makeNullDevice(device)
+        try sandbox.succeed(["export", "com.example.App", device])
+        #expect(SpecialFiles.kind(device) == "character device")
+        #expect(SpecialFiles.deviceNumbers(device)?.major == 1 && SpecialFiles.deviceNumbers(device)?.minor == 3)
+        // A domain given as that path is not a property-list file: writing it fails and leaves the device alone.
+        let write = try sandbox.run(["write", device, "k", "v"])
+        #expect(write.status == 1)
+        #expect(write.standardError.contains("not a regular file"), "\(write)")
+        #expect(SpecialFiles.kind(device) == "character device")
     }
 
     @Test func exportOfAMissingDomainIsAnEmptyDictionary() throws {

@@ -229,3 +229,97 @@ import Testing
         #expect(!sandbox.exists("prefs/com.example.App.plist"))
     }
 }
+
+/// Typed values that name no real date or no finite number are refused before anything is written.
+@Suite struct InvalidValueTests {
+    @Test(arguments: [
+        ("2024-13-01 12:00:00 +0000", "month 13 is not 01–12"),
+        ("2024-02-30 12:00:00 +0000", "day 30 is not 01–29 in that month"),
+        ("2023-02-29", "day 29 is not 01–28 in that month"),
+        ("2024-04-31T00:00:00Z", "day 31 is not 01–30 in that month"),
+        ("2024-05-01 25:00:00 +0000", "hour 25 is not 00–23"),
+        ("2024-05-01 24:00:00 +0000", "hour 24 is not 00–23"),
+        ("2024-05-01 12:60:00 +0000", "minute 60 is not 00–59"),
+        ("2024-05-01 12:00:60 +0000", "second 60 is not 00–59"),
+        ("2024-05-01 12:00:00 +9999", "the offset is not within ±18:00"),
+        ("2024-05-01 12:00:00 +1860", "the offset is not within ±18:00"),
+        ("99999-01-01 00:00:00 +0000", "year 99999 is not 0001–9999"),
+        ("0000-00-00", "year 0 is not 0001–9999"),
+        ("0001-00-01", "month 0 is not 01–12"),
+        ("2024-05-01 12:00:00", "the time has no offset from UTC (+0000, or Z)"),
+        ("2024-05-01T12:00:00", "the time has no offset from UTC (+0000, or Z)"),
+        ("2024-5-1", "it is not in one of the formats"),
+        ("2024-05-01 12:00", "it is not in one of the formats"),
+        ("2024-05-01T12:00:00Zjunk", "it is not in one of the formats"),
+        ("2024-05-011", "it is not in one of the formats"),
+        ("2024-05-01 12:00:00 +00000", "it is not in one of the formats"),
+        ("tomorrow", "it is not in one of the formats"),
+        ("", "it is not in one of the formats"),
+    ])
+    func invalidDatesAreRefused(text: String, reason: String) throws {
+        let sandbox = try Sandbox()
+        expectRun(
+            try sandbox.run(["write", "com.example.App", "When", "-date", text]), status: 255, stdout: helpText,
+            stderr: "defaults: -date takes a date such as '2024-05-01 12:30:00 +0000', '2024-05-01T12:30:00Z' or "
+                + "'2024-05-01', not '\(text)': \(reason)\n")
+        #expect(!sandbox.exists("prefs/com.example.App.plist"))
+    }
+
+    @Test(arguments: [
+        ("2024-02-29 23:59:59 +0000", "2024-02-29 23:59:59 +0000"),
+        ("2000-02-29", "2000-02-29 00:00:00 +0000"),
+        ("2024-05-01 00:30:00 -1800", "2024-05-01 18:30:00 +0000"),
+        ("2024-05-01 14:30:00 +0200", "2024-05-01 12:30:00 +0000"),
+        ("2024-05-01T14:30:00+02:00", "2024-05-01 12:30:00 +0000"),
+        ("2024-05-01T12:30:00.75Z", "2024-05-01 12:30:00 +0000"),
+        ("2024-05-01T12:30Z", "2024-05-01 12:30:00 +0000"),
+        ("0001-01-01 00:00:00 +0000", "0001-01-01 00:00:00 +0000"),
+        ("9999-12-31T23:59:59Z", "9999-12-31 23:59:59 +0000"),
+        (" 2024-05-01 ", "2024-05-01 00:00:00 +0000"),
+    ])
+    func validDatesAreStored(text: String, stored: String) throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["write", "com.example.App", "When", "-date", text])
+        expectRun(try sandbox.run(["read", "com.example.App", "When"]), stdout: stored + "\n")
+    }
+
+    @Test(arguments: [
+        ("1e400", "it is beyond the largest double, ±1.7976931348623157e308"),
+        ("-1e400", "it is beyond the largest double, ±1.7976931348623157e308"),
+        ("1e-400", "it is too small for a double and would be stored as 0"),
+        ("nan", "it is not a decimal number"),
+        ("inf", "it is not a decimal number"),
+        ("-infinity", "it is not a decimal number"),
+        ("0x1p3", "it is not a decimal number"),
+        ("1.5.2", "it is not a decimal number"),
+        ("1e", "it is not a decimal number"),
+        ("", "it is not a decimal number"),
+    ])
+    func nonFiniteRealsAreRefused(text: String, reason: String) throws {
+        let sandbox = try Sandbox()
+        expectRun(
+            try sandbox.run(["write", "com.example.App", "Real", "-float", text]), status: 255, stdout: helpText,
+            stderr: "defaults: -float takes a number such as 1.5 or -2e3, not '\(text)': \(reason)\n")
+        #expect(!sandbox.exists("prefs/com.example.App.plist"))
+    }
+
+    @Test(arguments: [
+        ("1e308", "1e+308"), ("-0", "-0"), ("0e999", "0"), (".5", "0.5"), ("5.", "5"),
+        ("4.9e-324", "4.940656458412465e-324"),
+    ])
+    func finiteRealsAreStored(text: String, stored: String) throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["write", "com.example.App", "Real", "-float", text])
+        expectRun(try sandbox.run(["read", "com.example.App", "Real"]), stdout: stored + "\n")
+    }
+
+    @Test(arguments: ["18446744073709551616", "-9223372036854775809", "99999999999999999999999", "1e3", "0x10"])
+    func integersOutsideThePlistRangeAreRefused(text: String) throws {
+        let sandbox = try Sandbox()
+        expectRun(
+            try sandbox.run(["write", "com.example.App", "Number", "-int", text]), status: 255, stdout: helpText,
+            stderr: "defaults: -int takes a decimal integer from -9223372036854775808 to 18446744073709551615, not "
+                + "'\(text)'\n")
+        #expect(!sandbox.exists("prefs/com.example.App.plist"))
+    }
+}

@@ -88,6 +88,61 @@ import Testing
                 == "/nonexistent/file.plist: cannot open /nonexistent/file.plist: No such file or directory\n")
     }
 
+    @Test("an input that never ends is refused at the readers' 256 MiB limit, from a device and from standard input")
+    func endlessInputIsRefusedAtTheLimit() throws {
+        let limitText = "more than 268435456 bytes, the most plutil reads (the property-list readers' limit, 256 MiB)"
+        let device = try plutil.run(["-lint", "/dev/zero"])
+        #expect(device.status == 1)
+        #expect(device.standardOutput == "")
+        #expect(device.standardError == "/dev/zero: cannot read /dev/zero: \(limitText)\n")
+
+        // Standard input from the same device, through a shell's redirection.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "exec \"$0\" -lint - < /dev/zero", plutil.path]
+        let errorPipe = Pipe()
+        shell.standardError = errorPipe
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let error = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 1)
+        #expect(error == "-: cannot read -: \(limitText)\n")
+    }
+
+    @Test("-convert -o writes through a FIFO, a symbolic link and a device as cp would; an input link stays a link")
+    func convertWritesThroughSpecialFiles() throws {
+        let directory = try TemporaryDirectory()
+        let input = try sample(in: directory)
+        let fifo = directory.file("pipe")
+        try SpecialFiles.makeFIFO(fifo)
+        let reader = try FIFOReader(fifo)
+        let toFIFO = try plutil.run(["-convert", "xml1", "-o", fifo, input])
+        #expect(toFIFO.status == 0, "\(toFIFO)")
+        let received = try #require(reader.finish(), "nothing was written to the FIFO")
+        #expect(String(decoding: received, as: UTF8.self) == Self.sampleXML)
+        #expect(SpecialFiles.kind(fifo) == "fifo")
+
+        let real = directory.file("real.plist")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: real))
+        let link = directory.file("link.plist")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        #expect(try plutil.run(["-convert", "xml1", "-o", link, input]).status == 0)
+        #expect(SpecialFiles.kind(link) == "link")
+        #expect(try String(contentsOfFile: real, encoding: .utf8) == Self.sampleXML)
+        // Converting a link in place converts its target.
+        #expect(try plutil.run(["-convert", "binary1", link]).status == 0)
+        #expect(SpecialFiles.kind(link) == "link")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: real)).starts(with: Array("bplist00".utf8)))
+
+        if SpecialFiles.canMakeDevices {
+            let device = directory.file("null")
+            try SpecialFiles.makeNullDevice(device)
+            #expect(try plutil.run(["-convert", "xml1", "-o", device, input]).status == 0)
+            #expect(SpecialFiles.kind(device) == "character device")
+        }
+    }
+
     @Test func convertToXMLInPlaceWritesApplesLayout() throws {
         let directory = try TemporaryDirectory()
         let path = try sample(in: directory)

@@ -20,7 +20,7 @@ struct POSIXTests {
         #expect(second.inode != first.inode)
         #expect(String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) == "first")
         try reader.close()
-        #expect(try POSIX.readFile(path) == Array("second".utf8))
+        #expect(try POSIX.readFile(path, maxBytes: 1 << 20) == Array("second".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.plist"])
     }
 
@@ -74,7 +74,7 @@ struct POSIXTests {
         let directory = try TemporaryDirectory(prefix: "prefs-posix")
         let path = directory.file("absent.plist")
         do {
-            _ = try POSIX.readFile(path)
+            _ = try POSIX.readFile(path, maxBytes: 1 << 20)
             Issue.record("reading a missing file succeeded")
         } catch {
             #expect(error == SystemCallError("open", path: path, errno: ENOENT))
@@ -82,7 +82,7 @@ struct POSIXTests {
             #expect(error.message == "cannot open \(path): No such file or directory")
         }
         do {
-            _ = try POSIX.readFile(directory.path)
+            _ = try POSIX.readFile(directory.path, maxBytes: 1 << 20)
             Issue.record("reading a directory succeeded")
         } catch {
             #expect(error.errno == EISDIR)
@@ -102,7 +102,7 @@ struct POSIXTests {
         let path = directory.file("big")
         let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        #expect(try POSIX.readFile(path) == bytes)
+        #expect(try POSIX.readFile(path, maxBytes: 1 << 20) == bytes)
         let limited = try POSIX.readFile(path, maxBytes: 1000, regularFileOnly: true, followsSymbolicLinks: false)
         #expect(limited.bytes == nil)
         #expect(limited.size == 200_000)
@@ -112,6 +112,21 @@ struct POSIXTests {
         #expect(throws: SystemCallError("open", path: link, errno: ELOOP)) {
             try POSIX.readFile(link, maxBytes: .max, regularFileOnly: true, followsSymbolicLinks: false)
         }
+    }
+
+    @Test("a device that never ends is read up to the limit and refused, naming the path and the limit")
+    func endlessDevice() throws {
+        let error = #expect(throws: SystemCallError.self) { try POSIX.readFile("/dev/zero", maxBytes: 1 << 20) }
+        #expect(error?.isTooLarge == true)
+        #expect(error?.message == "cannot read /dev/zero: more than 1048576 bytes")
+        // Exactly the limit is fine; one byte more is not.
+        let directory = try TemporaryDirectory(prefix: "prefs-posix")
+        let path = directory.file("exact")
+        try Data(repeating: 1, count: 70_000).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        #expect(try POSIX.readAll(from: descriptor, name: "exact", maxBytes: 70_000).count == 70_000)
+        #expect(throws: POSIX.tooLarge(path, maxBytes: 69_999)) { try POSIX.readFile(path, maxBytes: 69_999) }
     }
 
     @Test("reading a pipe survives signals that interrupt open and read (EINTR)")
@@ -163,6 +178,33 @@ struct POSIXTests {
         #expect(TemporaryFileName.directory(ofPath: "c") == ".")
     }
 
+    @Test("a file whose name has 255 bytes is replaced atomically: its temp file's name is shortened to fit")
+    func longestFileName() throws {
+        let directory = try TemporaryDirectory(prefix: "prefs-posix")
+        let fileName = String(repeating: "n", count: 249) + ".plist"
+        let path = directory.file(fileName)
+        try POSIX.writeFileAtomically(
+            [1, 2], to: path, newFileMode: 0o600, keepsExistingMode: false, directorySyncIsRequired: true)
+        try POSIX.writeFileAtomically(
+            [3], to: path, newFileMode: 0o600, keepsExistingMode: false, directorySyncIsRequired: true)
+        #expect(try POSIX.readFile(path, maxBytes: 1 << 20) == [3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [fileName])
+
+        let name = TemporaryFileName.make(for: fileName, processID: Int32.max)
+        #expect(name.utf8.count <= 225)
+        #expect(TemporaryFileName.owner(of: name, fileName: fileName) == Int32.max)
+        #expect(TemporaryFileName.owner(of: name)?.pid == Int32.max)
+        // Two long names with the same first 183 bytes get different temp names.
+        let other = String(repeating: "n", count: 249) + ".plisT"
+        #expect(TemporaryFileName.owner(of: name, fileName: other) == nil)
+        #expect(TemporaryFileName.tag(of: fileName) != TemporaryFileName.tag(of: other))
+        #expect(TemporaryFileName.tag(of: "short.plist") == "short.plist")
+        // A multi-byte character is never cut in half.
+        let accented = String(repeating: "é", count: 120)
+        #expect(TemporaryFileName.tag(of: accented).utf8.count <= TemporaryFileName.maxTagBytes)
+        #expect(TemporaryFileName.tag(of: accented).hasPrefix(String(repeating: "é", count: 91) + "~"))
+    }
+
     @Test("file status, directories, the environment and threads")
     func processAndFiles() throws {
         let directory = try TemporaryDirectory(prefix: "prefs-posix")
@@ -200,7 +242,7 @@ final class InterruptibleReader: @unchecked Sendable {
         sigaddset(&signals, SIGUSR1)
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         lock.withLock { thread = pthread_self() }
-        let outcome = Result { () throws(SystemCallError) in try POSIX.readFile(path) }
+        let outcome = Result { () throws(SystemCallError) in try POSIX.readFile(path, maxBytes: 1 << 20) }
         lock.withLock { self.outcome = outcome }
         done.signal()
     }

@@ -179,8 +179,15 @@ import Testing
         try writer.set("again", forKey: "k", in: app)
         try writer.synchronize()
         #expect(eventually { reader.value(forKey: "k", in: app) == "again" })
-        usleep(100_000)
-        #expect(writerRecorder.events.map(\.origin) == [.thisProcess], "the writer's own file write is not an event")
+        // A third writer's change after it: the writer's worker reads inotify events in order, so once it has
+        // delivered this one, it has handled the event of its own write, which must not have become an event.
+        let third = fixture.makeStore(watchesFiles: false)
+        try third.set("barrier", forKey: "barrier", in: app)
+        try third.synchronize()
+        #expect(eventually { writerRecorder.events.contains { $0.key == "barrier" } })
+        #expect(
+            writerRecorder.events.map(\.origin) == [.thisProcess, .otherProcess(pid: getpid())],
+            "the writer's own file write is not an event")
         _ = (token, writerToken)
     }
 

@@ -17,7 +17,11 @@ final class FixtureProcess {
         return directory + "/PrefsStoreFixture"
     }()
 
-    init(_ arguments: [String]) throws {
+    /// util-linux's `setpriv`, which runs a program as another user.
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Starts the fixture with `arguments`; with `userID`, as that user and group (through `setpriv`).
+    init(_ arguments: [String], userID: UInt32? = nil) throws {
         // Socket pairs rather than pipes: SOCK_CLOEXEC keeps them out of processes other tests spawn meanwhile.
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         var inputPair: [Int32] = [-1, -1]
@@ -31,14 +35,18 @@ final class FixtureProcess {
         posix_spawn_file_actions_adddup2(&actions, inputPair[1], 0)
         posix_spawn_file_actions_adddup2(&actions, outputPair[1], 1)
 
-        let argv = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        var command = [Self.executable] + arguments
+        if let userID {
+            command = [Self.setpriv, "--reuid=\(userID)", "--regid=\(userID)", "--clear-groups"] + command
+        }
+        let argv = command.map { strdup($0) } + [nil]
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             environment.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, Self.executable, &actions, nil, argv, environment)
+        let status = posix_spawn(&pid, command[0], &actions, nil, argv, environment)
         close(inputPair[1])
         close(outputPair[1])
         guard status == 0 else {

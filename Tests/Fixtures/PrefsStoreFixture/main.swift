@@ -12,6 +12,9 @@
 //         get <domain> <key>              → "value <value>" or "absent"
 //         sync                            → "ok" or "error <message>"
 //         quit                            → exits normally (pending changes are written by the exit handler)
+//   PrefsStoreFixture exhaust-inotify
+//       Opens inotify instances until the kernel refuses one (its descriptor limit raised to the hard limit first),
+//       prints "exhausted <count> <errno>", and holds them until standard input ends.
 import Glibc
 import PrefsPlist
 import PrefsStore
@@ -71,6 +74,27 @@ func domain(_ name: String) -> DomainID {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "exhaust-inotify" {
+    // The descriptor limit must not be what stops it: only the per-user limit of instances should.
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    var instances: [Int32] = []
+    var code: Int32 = 0
+    while true {
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        if descriptor < 0 {
+            code = errno
+            break
+        }
+        instances.append(descriptor)
+    }
+    output("exhausted \(instances.count) \(code)")
+    while readLine() != nil {}
+    for descriptor in instances { close(descriptor) }
+    exit(0)
+}
 guard arguments.count >= 2 else { fail("usage: PrefsStoreFixture set|churn|serve <prefs-dir> …") }
 let command = arguments[0]
 let store = openStore(arguments[1], options: arguments)

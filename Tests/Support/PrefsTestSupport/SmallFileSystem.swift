@@ -1,0 +1,85 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A tmpfs of a few kilobytes mounted on a directory, to run out of space (or be remounted read-only) for real.
+/// Unmounted when the value is released.
+///
+/// Mounting needs root (`CAP_SYS_ADMIN`); tests that use it are enabled by ``isAvailable``.
+public final class SmallFileSystem: @unchecked Sendable {
+    /// The mount point.
+    public let path: String
+    private var isMounted = true
+    /// What holds the mount point (its temporary directory), released only after the unmount.
+    private let owner: AnyObject?
+
+    /// Whether this process may mount a tmpfs (tried once, on a temp directory).
+    public static let isAvailable: Bool = {
+        guard let directory = try? TemporaryDirectory(prefix: "prefs-mount-probe") else { return false }
+        guard let mounted = try? SmallFileSystem(at: directory.path, kilobytes: 16, owner: directory) else {
+            return false
+        }
+        _ = mounted
+        return true
+    }()
+
+    /// Mounts a tmpfs of `kilobytes` on `path` (created if missing).
+    /// - Parameter owner: What removes the mount point when released (its `TemporaryDirectory`): kept until the
+    ///   file system is unmounted.
+    public init(at path: String, kilobytes: Int, owner: AnyObject? = nil) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        self.path = path
+        self.owner = owner
+        guard mount("tmpfs", path, "tmpfs", 0, "size=\(kilobytes)k,mode=0755") == 0 else {
+            throw TestFailure("mount tmpfs on \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { unmount() }
+
+    /// Fills the free space with a file of its own (`filler`), so that the next write that needs a block fails with
+    /// `ENOSPC`.
+    public func fill() throws {
+        let descriptor = open(path + "/filler", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw TestFailure("open filler: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 0x55, count: 4096)
+        while true {
+            let written = block.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            // A short write fills the last block; the next one fails with ENOSPC.
+            if written < 0 {
+                if errno == EINTR { continue }
+                guard errno == ENOSPC else { throw TestFailure("filling: \(String(cString: strerror(errno)))") }
+                return
+            }
+        }
+    }
+
+    /// Removes the filler: space returns.
+    public func makeRoom() throws {
+        try FileManager.default.removeItem(atPath: path + "/filler")
+    }
+
+    /// Remounts read-only (`EROFS` for every write).
+    public func remountReadOnly() throws {
+        guard mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
+            throw TestFailure("remount \(path) read-only: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Remounts read-write.
+    public func remountReadWrite() throws {
+        guard mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT), nil) == 0 else {
+            throw TestFailure("remount \(path) read-write: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Unmounts (lazily, so that a descriptor a test left open does not keep the mount).
+    public func unmount() {
+        guard isMounted else { return }
+        isMounted = false
+        umount2(path, Int32(MNT_DETACH))
+    }
+}
