@@ -103,6 +103,20 @@ struct ContainerRequests: Encodable {
     }
 }
 
+/// Encodes a dictionary as a single value, then asks for a keyed container to add to it.
+private struct SingleThenKeyed: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case added
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var single = encoder.singleValueContainer()
+        try single.encode(["first": 1])
+        var keyed = encoder.container(keyedBy: CodingKeys.self)
+        try keyed.encode(2, forKey: .added)
+    }
+}
+
 private enum Mode: String, Codable {
     case light, dark
 }
@@ -171,6 +185,9 @@ private struct ExplicitNils: Encodable {
         let unkeyedTwice = ContainerRequests(requests: [.unkeyed, .unkeyed])
         #expect(try encoder.encode(unkeyedTwice) == ["x": [0, 1]])
         #expect(try foundationXML(unkeyedTwice) == ["x": [0, 1]])
+
+        #expect(try encoder.encode(SingleThenKeyed()) == ["first": 1, "added": 2])
+        #expect(try foundationXML(SingleThenKeyed()) == ["first": 1, "added": 2])
 
         let keyedThenValue = ContainerRequests(requests: [.keyed, .value])
         #expect(try encoder.encode(keyedThenValue) == ["x": ["v1": 1]], "a value replaces what the key held")
