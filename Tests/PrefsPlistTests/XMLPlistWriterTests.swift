@@ -295,6 +295,35 @@ struct XMLPlistWriterRoundTripTests {
         #expect(written.contains("\n<real>\(text)</real>\n"), "\(written)")
     }
 
+    @Test func theExactPathForRealsAgreesWithPrintf() throws {
+        // Reals from 1e-4 to 1e17 are formatted without printf; every one must be printf's %.17g.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var reals: [Double] = [
+            1e-4, 1e-4.nextDown, 1e-4.nextUp, 1e17.nextDown, 1e16, 1e16.nextUp, 1e16.nextDown, 0.1, 0.3, 2.5e-4,
+            1_234_567_890_123_456.25, 1_234_567_890_123_456.75, 2_251_799_813_685_248.5, 9_999_999_999_999_999.0,
+            99_999_999_999_999.99, 0.999_999_999_999_999_99, 123_456.789, -345_678.123,
+        ]
+        for _ in 0..<100_000 {
+            // A random significand at every binary exponent of the range, and random short decimals.
+            let binary = Double(
+                sign: .plus, exponent: Int(next() % 71) - 14, significand: 1 + Double(next() >> 12) / 0x1p52)
+            let decimal = Double(Int64(next() % 2_000_000_000_000)) / Double([1, 10, 1000, 1e6, 1e9][Int(next() % 5)])
+            reals += [binary, -binary, decimal]
+        }
+        for real in reals where real != 0 {
+            let exact = PlistValue.withCoreFoundationRealText(real) { String(decoding: $0, as: UTF8.self) }
+            let printf = PlistValue.printfRealText(real, significantDigits: 17)
+            if exact != printf { Issue.record("\(real.bitPattern): \(exact) != \(printf)") }
+        }
+    }
+
     @Test func realsOfMacOSFilesAreWrittenAsMacOSWroteThem() throws {
         // Files written by macOS itself: each <real> we write for them is the text macOS wrote.
         guard let corpus = try Corpus.load() else {

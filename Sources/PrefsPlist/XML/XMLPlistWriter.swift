@@ -243,7 +243,7 @@ enum XMLPlistWriter {
                 if integral < 0 { output.append(UInt8(ascii: "-")) }
                 output.appendDecimal(integral.magnitude)
             } else {
-                PlistValue.withPrintfRealText(real, significantDigits: 17) { output.append($0) }
+                PlistValue.withCoreFoundationRealText(real) { output.append($0) }
             }
         }
 
