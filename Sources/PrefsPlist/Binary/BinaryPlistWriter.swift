@@ -51,7 +51,7 @@ extension BinaryPlistWriter {
         private var references: [Int] = []
         private var uniquing: UniquingTable
         /// Arrays and dictionaries already written, keyed by their kind and references.
-        private var containerUniquing = UniquingTable(expectedCount: 0)
+        private var containerUniquing: UniquingTable
 
         /// Creates a table with room for about as many objects as `value` has at its top level,
         /// which for most documents is the bulk of them.
@@ -66,6 +66,8 @@ extension BinaryPlistWriter {
             references.reserveCapacity(expected)
             scalarBytes = ByteBuffer(capacity: 16 * expected)
             uniquing = UniquingTable(expectedCount: expected)
+            // About one container for every eight top-level objects in mixed documents.
+            containerUniquing = UniquingTable(expectedCount: expected / 8)
         }
 
         // MARK: - Flattening
@@ -125,13 +127,13 @@ extension BinaryPlistWriter {
         private mutating func uniqueContainer(_ index: Int) -> Int {
             let object = objects[index]
             let referenceCount = object.kind == .array ? object.count : 2 * object.count
-            guard index < UniquingTable.maximumObjects else { return index }
-            let stride = MemoryLayout<Int>.stride
-            let byteRange = object.start * stride..<(object.start + referenceCount) * stride
-            let referencesHash = references.withUnsafeBytes {
-                UniquingTable.hash(UnsafeRawBufferPointer(rebasing: $0[byteRange]))
+            // The root equals nothing before it (there is nothing) and nothing after it (that would be inside it).
+            guard index > 0, index < UniquingTable.maximumObjects else { return index }
+            let hash = references.withUnsafeBufferPointer {
+                UniquingTable.hash(
+                    references: UnsafeBufferPointer(rebasing: $0[object.start..<object.start + referenceCount]),
+                    isDictionary: object.kind == .dictionary)
             }
-            let hash = referencesHash ^ (object.kind == .array ? 0 : 0x9E37_79B9)
             var slot = containerUniquing.firstSlot(for: hash)
             // Only the last object can equal an earlier container: its references are all earlier.
             let mayBeDuplicate = index == objects.count - 1
