@@ -39,13 +39,16 @@ enum AnyPlistConversion {
     ///
     /// Accepted: `PlistValue`, any `PlistRepresentable` (`Date`, `Data`, `URL`, …), `String`, `Substring`,
     /// `Character`, `Bool`, every fixed-width integer type, `Double`, `Float`, and arrays and `[String: …]`
-    /// dictionaries of these at any depth.
+    /// dictionaries of these at any depth; and Foundation's property-list classes, as `UserDefaults` takes them
+    /// (``foundationObjectValue(_:at:)``).
     /// - Parameters:
     ///   - value: The value.
     ///   - path: Where the value sits, for the error message (`key`, `key[2]`, `key.name`).
     /// - Throws: ``PreferencesError`` with code `invalidValue` naming the path and the type that is not a
-    ///   property-list type (a `nil`, a class instance, a dictionary with non-string keys, …).
+    ///   property-list value (a `nil`, an instance of another class, a dictionary with non-string keys, …).
     static func plistValue(_ value: Any, at path: String) throws(PreferencesError) -> PlistValue {
+        // A class instance first: an `NSNumber` would pass the `Bool` cast below when it holds 0 or 1.
+        if type(of: value) is AnyClass { return try foundationObjectValue(value, at: path) }
         switch value {
         case let value as PlistValue: return value
         case let value as String: return .string(value)
@@ -61,28 +64,80 @@ enum AnyPlistConversion {
             return .integer(integer)
         case let value as Substring: return .string(String(value))
         case let value as Character: return .string(String(value))
-        case let value as [Any]:
-            var elements: [PlistValue] = []
-            elements.reserveCapacity(value.count)
-            for (index, element) in value.enumerated() {
-                elements.append(try plistValue(element, at: "\(path)[\(index)]"))
-            }
-            return .array(elements)
-        case let value as [String: Any]:
-            var entries: PlistDictionary = [:]
-            entries.reserveCapacity(value.count)
-            for (key, element) in value {
-                entries[key] = try plistValue(element, at: "\(path).\(key)")
-            }
-            return .dictionary(entries)
+        case let value as [Any]: return try arrayValue(value, at: path)
+        case let value as [String: Any]: return try dictionaryValue(value, at: path)
         default:
             if isNil(value) {
                 throw PreferencesError(
                     .invalidValue, "nil at \(path) cannot be stored: property lists have no null (remove the key)")
             }
-            throw PreferencesError(
-                .invalidValue, "value of type \(type(of: value)) at \(path) is not a property-list value")
+            throw notAPlistValue(value, at: path)
         }
+    }
+
+    /// The property-list value for an instance of a class: Foundation's property-list classes as `UserDefaults`
+    /// stores them, or a class of the program's that is `PlistRepresentable`.
+    ///
+    /// `NSString` is a string; `NSNumber` a boolean when it is a `CFBoolean` (`NSNumber(value: true)`), an integer
+    /// when it holds one, else a real (a 32-bit float as its shortest decimal, as a `Float` is stored); `NSData` is
+    /// data; `NSDate` a date; `NSURL` its absolute string, as `set(_ url:forKey:)` stores a `URL`; `NSArray` and
+    /// `NSDictionary` (string keys) convert element by element.
+    private static func foundationObjectValue(_ object: Any, at path: String) throws(PreferencesError) -> PlistValue {
+        if let number = numberValue(object) { return number }
+        switch object {
+        case let value as String: return .string(value)
+        case let value as any PlistRepresentable: return value.plistValue
+        case let value as Data: return value.plistValue
+        case let value as Date: return value.plistValue
+        case let value as URL: return value.plistValue
+        case let value as [Any]: return try arrayValue(value, at: path)
+        case let value as [String: Any]: return try dictionaryValue(value, at: path)
+        default: throw notAPlistValue(object, at: path)
+        }
+    }
+
+    /// The value of an `NSNumber`, or `nil` when `object` is not one. Only an `NSNumber` bridges to Swift's numbers;
+    /// CoreFoundation then tells what it holds, since the casts cannot (`NSNumber(value: 1) as? Bool` succeeds).
+    private static func numberValue(_ object: Any) -> PlistValue? {
+        let signed = object as? Int64
+        let unsigned = signed == nil ? object as? UInt64 : nil
+        let real = signed == nil && unsigned == nil ? object as? Double : nil
+        guard signed != nil || unsigned != nil || real != nil else { return nil }
+        switch SystemInterface.numberKind(of: object as AnyObject) {
+        case .boolean:
+            return .bool(signed != 0)
+        case .float32:
+            return (object as? Float).map { .real($0.shortestDouble) } ?? .real(real ?? (object as? Double) ?? 0)
+        case .float64:
+            return .real(real ?? (object as? Double) ?? 0)
+        case .integer, nil:
+            if let signed { return .integer(PlistInteger(signed)) }
+            if let unsigned { return .integer(PlistInteger(unsigned)) }
+            return real.map(PlistValue.real)
+        }
+    }
+
+    private static func arrayValue(_ value: [Any], at path: String) throws(PreferencesError) -> PlistValue {
+        var elements: [PlistValue] = []
+        elements.reserveCapacity(value.count)
+        for (index, element) in value.enumerated() {
+            elements.append(try plistValue(element, at: "\(path)[\(index)]"))
+        }
+        return .array(elements)
+    }
+
+    private static func dictionaryValue(_ value: [String: Any], at path: String) throws(PreferencesError) -> PlistValue
+    {
+        var entries: PlistDictionary = [:]
+        entries.reserveCapacity(value.count)
+        for (key, element) in value {
+            entries[key] = try plistValue(element, at: "\(path).\(key)")
+        }
+        return .dictionary(entries)
+    }
+
+    private static func notAPlistValue(_ value: Any, at path: String) -> PreferencesError {
+        PreferencesError(.invalidValue, "value of type \(type(of: value)) at \(path) is not a property-list value")
     }
 
     /// Whether an `Any` holds an `Optional` that is `nil`.

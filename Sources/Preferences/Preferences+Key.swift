@@ -123,7 +123,7 @@ extension Preferences.Key where Value: Codable {
         }
         self.write = { value throws(PreferencesError) in
             do {
-                return try PlistEncoder().encode(value)
+                return try Preferences.valueEncoder.encode(value)
             } catch {
                 throw PreferencesError(
                     .invalidValue, "a \(Value.self) cannot be stored as a property list",

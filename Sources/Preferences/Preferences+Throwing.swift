@@ -78,13 +78,21 @@ extension Preferences {
 
     // MARK: Codable
 
+    /// The encoder of `Codable` values: a key's value may be a lone string, number or date (an enum's raw value,
+    /// say), which Foundation's `PropertyListEncoder` refuses at the top level of a file.
+    static let valueEncoder: PlistEncoder = {
+        var encoder = PlistEncoder()
+        encoder.allowsFragments = true
+        return encoder
+    }()
+
     static func encode<Value: Encodable>(
         _ value: Value, key: String, domain: String
     ) throws(PreferencesError)
         -> PlistValue
     {
         do {
-            return try PlistEncoder().encode(value)
+            return try Self.valueEncoder.encode(value)
         } catch {
             throw PreferencesError(
                 .invalidValue, "cannot store a \(Value.self) under key \(key) of domain \(domain)",

@@ -110,6 +110,55 @@ import Testing
         #expect(fixture.log.all.allSatisfy { $0.code == .invalidValue })
     }
 
+    @Test func foundationPropertyListObjectsAreStoredAsUserDefaultsStoresThem() throws {
+        let fixture = try FacadeFixture()
+        let prefs = try fixture.preferences()
+        let url = try #require(NSURL(string: "https://example.com/a%20b?q=1#top"))
+        let objects: [(key: String, object: Any, stored: PlistValue)] = [
+            ("true", NSNumber(value: true), true),
+            ("false", NSNumber(value: false), false),
+            ("literal", true as NSNumber, true),
+            ("one", NSNumber(value: 1), 1),
+            ("zero", NSNumber(value: 0), 0),
+            ("byte", NSNumber(value: Int8(-3)), -3),
+            ("big", NSNumber(value: UInt64.max), .integer(PlistInteger(UInt64.max))),
+            ("real", NSNumber(value: 1.0), .real(1.0)),
+            ("fraction", NSNumber(value: 0.1), .real(0.1)),
+            ("float", NSNumber(value: Float(0.1)), .real(0.1)),
+            ("decimal", NSDecimalNumber(string: "2.5"), .real(2.5)),
+            ("string", NSString(string: "text"), "text"),
+            ("mutable", NSMutableString(string: "more"), "more"),
+            ("data", NSData(bytes: [1, 2] as [UInt8], length: 2), .data([1, 2])),
+            ("date", NSDate(timeIntervalSinceReferenceDate: 7), .date(PlistDate(secondsSinceReferenceDate: 7))),
+            ("url", url, "https://example.com/a%20b?q=1#top"),
+            (
+                "array", NSArray(array: [NSNumber(value: true), NSNumber(value: 2), NSString(string: "s")]),
+                [true, 2, "s"]
+            ),
+            (
+                "dictionary", NSDictionary(dictionary: ["n": NSNumber(value: 2.5), "b": NSNumber(value: false)]),
+                ["n": 2.5, "b": false]
+            ),
+        ]
+        for (key, object, _) in objects { prefs.set(object, forKey: key) }
+        prefs.set(NSObject(), forKey: "refused")
+        prefs.set(NSArray(array: [NSNumber(value: 1), NSObject()]), forKey: "refused")
+        prefs.synchronize()
+
+        let stored = try #require(try fixture.stored("com.example.App"))
+        for (key, _, expected) in objects { #expect(stored[key] == expected, "\(key)") }
+        #expect(stored["refused"] == nil)
+        #expect(prefs.bool(forKey: "true") && prefs.integer(forKey: "one") == 1 && prefs.double(forKey: "real") == 1)
+        #expect(prefs.url(forKey: "url")?.absoluteString == url.absoluteString)
+        #expect(
+            fixture.log.messages == [
+                "cannot set key refused of domain com.example.App: value of type NSObject at refused is not a "
+                    + "property-list value",
+                "cannot set key refused of domain com.example.App: value of type NSObject at refused[1] is not a "
+                    + "property-list value",
+            ])
+    }
+
     @Test func registerDefaultsIsSearchedLastAndNeverWritten() throws {
         let fixture = try FacadeFixture()
         let prefs = try fixture.preferences()

@@ -189,21 +189,41 @@ let pythonCanonical = #"""
         #expect(object.count == 1 + header.count + length)
     }
 
-    @Test func equalScalarsAreSharedButContainersAndUIDsAreNot() throws {
+    @Test func equalScalarsAndContainersAreSharedButUIDsAreNot() throws {
         let date = PlistDate(secondsSinceReferenceDate: 5)
         let value: PlistValue = [
             "a", "a", 1, 1, true, true, 1.0, 1.0, [], [], .null, .null, .uid(1), .uid(1), .date(date), .date(date),
-            .data([1]), .data([1]), 0.0, -0.0, "1", .data([0x31]),
+            .data([1]), .data([1]), 0.0, -0.0, "1", .data([0x31]), [:], [:], ["k": [1]], ["k": [1]], [.uid(1)],
+            [.uid(1)],
         ]
         let (objects, _, _) = try objectEncodings(try writeBinary(value))
-        // root, "a", 1, true, 1.0, [], [], null, uid, uid, date, data, 0.0, -0.0, "1", data "1"
-        #expect(objects.count == 16)
-        #expect(objects.filter { $0 == [0x80, 1] }.count == 2)
-        #expect(objects.filter { $0 == [0xA0] }.count == 2)
+        // root, "a", 1, true, 1.0, [], null, uid, uid, date, data, 0.0, -0.0, "1", data "1", [:], ["k": [1]], "k",
+        // [1], [uid], uid, [uid], uid
+        #expect(objects.count == 23)
+        #expect(objects.filter { $0 == [0x80, 1] }.count == 4, "UIDs are never shared, nor arrays holding them")
+        #expect(objects.filter { $0 == [0xA0] }.count == 1)
+        #expect(objects.filter { $0 == [0xD0] }.count == 1)
         #expect(objects.contains([0x09]) && objects.contains([0x10, 1]))
         #expect(objects.contains([0x23] + HandBuiltPlist.bigEndian((-0.0).bitPattern, size: 8)))
         let back = try readBinary(try writeBinary(value))
         #expect(canonicalJSON(back) == canonicalJSON(value))
+    }
+
+    @Test func repeatedContainersAreWrittenOnce() throws {
+        let small: PlistValue = [1, "two", 3.5]
+        let written = try writeBinary(.array(Array(repeating: small, count: 1000)))
+        // The root's 1,000 references (2 bytes each) and its offset entry, one array of three, three scalars.
+        #expect(written.count < 1100, "\(written.count) bytes")
+        #expect(try objectEncodings(written).objects.count == 5)
+        #expect(try readBinary(written) == .array(Array(repeating: small, count: 1000)))
+
+        // Equal containers are shared wherever they are, a dictionary's values included, but an array and a
+        // dictionary with the same references are not the same object.
+        let nested: PlistValue = ["x": [[1, 2], ["a": [1, 2]]], "y": ["a": [1, 2]], "z": [[], [:]]]
+        let objects = try objectEncodings(try writeBinary(nested)).objects
+        // root, "x", "y", "z", [[1, 2], {a}], [1, 2], 1, 2, {a}, "a", [[], [:]], [], [:]
+        #expect(objects.count == 13)
+        #expect(try readBinary(try writeBinary(nested)) == nested)
     }
 
     @Test func canonicallyEquivalentStringsStayDistinct() throws {
@@ -424,6 +444,22 @@ let pythonCanonical = #"""
                     count = rng.randint(0, 16)
                     return {rng.choice(key_pool) + str(rng.randint(0, 20)): value(depth + 1) for _ in range(count)}
 
+                def shared(v, seen):
+                    # One object for equal containers, which plistlib then writes once, as we do. UIDs are
+                    # compared by identity, as both writers never share them.
+                    def key(x):
+                        if isinstance(x, (list, dict, plistlib.UID)) or x is None: return ("id", id(x))
+                        return (type(x), x)
+                    if isinstance(v, list):
+                        v = [shared(x, seen) for x in v]
+                        k = ("array", tuple(key(x) for x in v))
+                    elif isinstance(v, dict):
+                        v = {name: shared(x, seen) for name, x in v.items()}
+                        k = ("dict", tuple(sorted((name, key(x)) for name, x in v.items())))
+                    else:
+                        return v
+                    return seen.setdefault(k, v)
+
                 documents = [value(0) for _ in range(60)]
                 documents.append(list(range(70000)))
                 documents.append({"big": [text() for _ in range(400)], "blob": bytes(70000)})
@@ -434,6 +470,7 @@ let pythonCanonical = #"""
                 def key_text():
                     return "".join(rng.choice(key_pieces) for _ in range(rng.choice([0, 1, 2, 5, 12])))
                 documents.append({"shared prefix, long enough " + key_text(): rng.randint(0, 9) for _ in range(600)})
+                documents = [shared(document, {}) for document in documents]
                 out = sys.argv[1]
                 for index, document in enumerate(documents):
                     with open(os.path.join(out, f"doc-{index}.bplist"), "wb") as f:

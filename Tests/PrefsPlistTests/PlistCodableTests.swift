@@ -204,7 +204,13 @@ private struct Holder<Value: Codable & Equatable>: Codable, Equatable {
 // MARK: - Tests
 
 @Suite struct PlistCodableTests {
-    private let encoder = PlistEncoder()
+    /// Lone scalars are encoded too, so that every shape can be checked on its own (the default refusal of these
+    /// fragments is checked in PlistCodableFoundationTests).
+    private let encoder = {
+        var encoder = PlistEncoder()
+        encoder.allowsFragments = true
+        return encoder
+    }()
     private let decoder = PlistDecoder()
 
     private func roundTrip<T: Codable & Equatable>(_ value: T) throws -> PlistValue {
@@ -455,23 +461,19 @@ private struct Holder<Value: Codable & Equatable>: Codable, Equatable {
         #expect(window.note == nil, "the binary null marker decodes as nil")
     }
 
-    @Test func nilIsOmittedInDictionariesAndRejectedElsewhere() throws {
-        #expect(try encoder.encode(["a": 1, "b": nil] as [String: Int?]) == ["a": 1])
+    @Test func nilIsStoredAsDollarNullExceptAtTheTopLevel() throws {
+        #expect(try encoder.encode(["a": 1, "b": nil] as [String: Int?]) == ["a": 1, "b": "$null"])
 
         let topLevel = try #require(throws: PlistError.self) { try encoder.encode(Int?.none) }
         #expect(topLevel.code == .unrepresentable)
         #expect(topLevel.position == .codingPath(""))
         #expect(topLevel.message.contains("nil"))
 
-        let inArray = try #require(throws: PlistError.self) {
-            try encoder.encode(Holder(value: [["x": [1, nil, 3]]] as [[String: [Int?]]]))
-        }
-        #expect(inArray.code == .unrepresentable)
-        #expect(inArray.position == .codingPath("value[0].x[1]"))
-        #expect(inArray.message == "nil cannot be stored in an array: property lists have no null")
+        let nested = try encoder.encode(Holder(value: [["x": [1, nil, 3]]] as [[String: [Int?]]]))
+        #expect(nested == ["value": [["x": [1, "$null", 3]]]])
 
         #expect(try encoder.encode([1, 2] as [Int?]) == [1, 2])
-        #expect(try decoder.decode([Int?].self, from: [1, .null]) == [1, nil])
+        #expect(try decoder.decode([Int?].self, from: [1, .null, "$null"]) == [1, nil, nil])
     }
 
     @Test func decodeNilIsTrueOnlyForMissingOrNull() throws {
@@ -589,10 +591,8 @@ private struct Holder<Value: Codable & Equatable>: Codable, Equatable {
                 second = try list.decode(Int.self)
             }
         }
-        let error = try #require(throws: PlistError.self) {
-            try encoder.encode(["pair": Pair(first: Point(x: 1, y: 2), second: 3)])
-        }
-        #expect(error.position == .codingPath("pair[2]"), "the super encoder that encoded nil")
+        let encoded = try encoder.encode(["pair": Pair(first: Point(x: 1, y: 2), second: 3)])
+        #expect(encoded == ["pair": [["x": 1, "y": 2], 3, "$null"]], "the super encoder that encoded nil")
         let decoded = try decoder.decode(Pair.self, from: [["x": 1, "y": 2], 3])
         #expect(decoded == Pair(first: Point(x: 1, y: 2), second: 3))
     }

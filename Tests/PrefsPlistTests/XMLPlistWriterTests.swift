@@ -283,6 +283,69 @@ struct XMLPlistWriterRoundTripTests {
         #expect(nan.isNaN)
     }
 
+    @Test(arguments: [
+        (2.0, "2"), (-5.0, "-5"), (0.5, "0.5"), (32.5, "32.5"), (0.1, "0.10000000000000001"), (1e20, "1e+20"),
+        (1e16, "10000000000000000"), (1e17, "1e+17"), (-123_456_789.0, "-123456789"), (1.0 / 3, "0.33333333333333331"),
+        (1.5e-7, "1.4999999999999999e-07"), (.leastNonzeroMagnitude, "4.9406564584124654e-324"),
+        (.greatestFiniteMagnitude, "1.7976931348623157e+308"), (0.0, "0.0"), (-0.0, "-0.0"),
+        (.infinity, "+infinity"), (-.infinity, "-infinity"), (.nan, "nan"),
+    ])
+    func realsAreWrittenAsCoreFoundationWritesThem(real: Double, text: String) throws {
+        let written = String(decoding: try XMLPlistWriter.write(.real(real)), as: UTF8.self)
+        #expect(written.contains("\n<real>\(text)</real>\n"), "\(written)")
+    }
+
+    @Test func theExactPathForRealsAgreesWithPrintf() throws {
+        // Reals from 1e-4 to 1e17 are formatted without printf; every one must be printf's %.17g.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var reals: [Double] = [
+            1e-4, 1e-4.nextDown, 1e-4.nextUp, 1e17.nextDown, 1e16, 1e16.nextUp, 1e16.nextDown, 0.1, 0.3, 2.5e-4,
+            1_234_567_890_123_456.25, 1_234_567_890_123_456.75, 2_251_799_813_685_248.5, 9_999_999_999_999_999.0,
+            99_999_999_999_999.99, 0.999_999_999_999_999_99, 123_456.789, -345_678.123,
+        ]
+        for _ in 0..<100_000 {
+            // A random significand at every binary exponent of the range, and random short decimals.
+            let binary = Double(
+                sign: .plus, exponent: Int(next() % 71) - 14, significand: 1 + Double(next() >> 12) / 0x1p52)
+            let decimal = Double(Int64(next() % 2_000_000_000_000)) / Double([1, 10, 1000, 1e6, 1e9][Int(next() % 5)])
+            reals += [binary, -binary, decimal]
+        }
+        for real in reals where real != 0 {
+            let exact = PlistValue.withCoreFoundationRealText(real) { String(decoding: $0, as: UTF8.self) }
+            let printf = PlistValue.printfRealText(real, significantDigits: 17)
+            if exact != printf { Issue.record("\(real.bitPattern): \(exact) != \(printf)") }
+        }
+    }
+
+    @Test func realsOfMacOSFilesAreWrittenAsMacOSWroteThem() throws {
+        // Files written by macOS itself: each <real> we write for them is the text macOS wrote.
+        guard let corpus = try Corpus.load() else {
+            print(Corpus.absentMessage)
+            return
+        }
+        let files = corpus.files.filter { $0.relativePath.hasPrefix("xml/macos-") }
+        var compared = 0
+        for file in files {
+            let original = try file.bytes()
+            let rewritten = try XMLPlistWriter.write(try decode(original))
+            let reals = { (bytes: [UInt8]) -> [String] in
+                String(decoding: bytes, as: UTF8.self).components(separatedBy: "<real>").dropFirst().map {
+                    String($0.prefix { $0 != "<" })
+                }.sorted()
+            }
+            #expect(reals(rewritten) == reals(original), "\(file.relativePath)")
+            compared += reals(original).count
+        }
+        #expect(compared > 200)
+    }
+
     @Test func integerBoundsRoundTrip() throws {
         let value: PlistValue = [
             .integer(PlistInteger(Int64.min)), .integer(PlistInteger(Int64.max)), .integer(PlistInteger(UInt64.max)),
@@ -422,9 +485,20 @@ struct XMLPlistWriterPythonTests {
                 if k == 6: return rng.randint(0, 100)
                 if k in (7, 8): return [value(depth - 1) for _ in range(rng.randint(0, 5))]
                 return {s(): value(depth - 1) for _ in range(rng.randint(0, 5))}
+            import re
+            def apple_real(match):
+                x = float(match.group(1))
+                if x != x: text = "nan"
+                elif x in (inf, -inf): text = "+infinity" if x > 0 else "-infinity"
+                elif x == 0: text = "-0.0" if str(x).startswith("-") else "0.0"
+                else: text = "%.17g" % x
+                return b"<real>" + text.encode() + b"</real>"
             for i in range(20):
                 v = value(5)
-                open(sys.argv[1] + "/theirs-%d.plist" % i, "wb").write(plistlib.dumps(v))
+                data = plistlib.dumps(v)
+                open(sys.argv[1] + "/theirs-%d.plist" % i, "wb").write(data)
+                # The same document with its reals as CoreFoundation writes them: C's %.17g.
+                open(sys.argv[1] + "/apple-%d.plist" % i, "wb").write(re.sub(rb"<real>([^<]*)</real>", apple_real, data))
                 print(dump(v))
             """
         let output = try Python.run(script, arguments: [directory.path, "4242"])
@@ -434,10 +508,11 @@ struct XMLPlistWriterPythonTests {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("theirs-\(index).plist"))))
             let value = try decode(bytes)
             #expect(Python.canonical(value) == want, "file \(index)")
-            // Byte for byte: what plistlib wrote is what we write for the same value, except that
-            // plistlib spells infinity `inf` where Apple writes `+infinity`.
-            let hasInfinity = want.contains("7ff0000000000000") || want.contains("fff0000000000000")
-            if !hasInfinity { #expect(try XMLPlistWriter.write(value) == bytes, "file \(index)") }
+            // Byte for byte: what plistlib wrote is what we write for the same value, except for the
+            // text of reals: plistlib writes Python's `repr` (`2.0`, `0.1`, `inf`), CoreFoundation and
+            // we write `%.17g` (`2`, `0.10000000000000001`, `+infinity`), which Python formatted here.
+            let apple = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("apple-\(index).plist"))))
+            #expect(try XMLPlistWriter.write(value) == apple, "file \(index)")
         }
     }
 }

@@ -66,6 +66,18 @@ extension BinaryPlistWriter {
             return UInt32(truncatingIfNeeded: mix(state ^ first, 0x8EBC_6AF0_9C88_C6E3))
         }
 
+        /// The hash of a container's object references and kind: one multiply per reference (a
+        /// container's references are small numbers, already spread by the scalars' table), keyed with
+        /// the same secrets.
+        static func hash(references: UnsafeBufferPointer<Int>, isDictionary: Bool) -> UInt32 {
+            var state = secrets.0 ^ UInt64(references.count) ^ (isDictionary ? 0x9E37_79B9_7F4A_7C15 : 0)
+            for reference in references {
+                state = (state ^ UInt64(UInt(bitPattern: reference))) &* 0xBF58_476D_1CE4_E5B9
+                state ^= state >> 29
+            }
+            return UInt32(truncatingIfNeeded: mix(state ^ secrets.1, 0x94D0_49BB_1331_11EB))
+        }
+
         @inline(__always)
         private static func mix(_ left: UInt64, _ right: UInt64) -> UInt64 {
             let product = left.multipliedFullWidth(by: right)

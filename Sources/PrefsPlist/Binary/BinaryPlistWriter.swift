@@ -4,7 +4,11 @@
 /// The value is flattened depth-first into a list of objects: a container comes before its
 /// contents, a dictionary's keys (sorted by Unicode scalar values) before its values. Scalars
 /// (strings, integers, reals, dates, data, booleans and null) that are equal in type and value are
-/// written once and referenced from every place they occur; containers and UIDs never are.
+/// written once and referenced from every place they occur, and so are equal arrays and
+/// dictionaries; UIDs never are. `plistlib` shares a container only when the same Python object
+/// occurs twice; sharing equal containers gives the same file as `plistlib` does when equal
+/// containers are one object, and a far smaller one for repeated containers in a `PlistValue`,
+/// which has no object identity.
 /// Integers take the smallest size `plistlib` picks (negative: 8 bytes; 2^63 and above: 16 bytes),
 /// reals always 8 bytes, strings ASCII when they can and UTF-16BE otherwise, UIDs the smallest
 /// of 1, 2, 4 or 8 bytes. Object references and offset-table entries take the fewest bytes that
@@ -46,6 +50,8 @@ extension BinaryPlistWriter {
         /// followed by its values.
         private var references: [Int] = []
         private var uniquing: UniquingTable
+        /// Arrays and dictionaries already written, keyed by their kind and references.
+        private var containerUniquing: UniquingTable
 
         /// Creates a table with room for about as many objects as `value` has at its top level,
         /// which for most documents is the bulk of them.
@@ -60,6 +66,8 @@ extension BinaryPlistWriter {
             references.reserveCapacity(expected)
             scalarBytes = ByteBuffer(capacity: 16 * expected)
             uniquing = UniquingTable(expectedCount: expected)
+            // About one container for every eight top-level objects in mixed documents.
+            containerUniquing = UniquingTable(expectedCount: expected / 8)
         }
 
         // MARK: - Flattening
@@ -73,7 +81,7 @@ extension BinaryPlistWriter {
                 for (position, element) in elements.enumerated() {
                     references[start + position] = add(element)
                 }
-                return index
+                return uniqueContainer(index)
             case .dictionary(let entries):
                 let index = appendContainer(.dictionary, count: entries.count)
                 let start = objects[index].start
@@ -85,7 +93,7 @@ extension BinaryPlistWriter {
                 for position in 0..<keys.count {
                     references[start + keys.count + position] = add(keys.value(at: position))
                 }
-                return index
+                return uniqueContainer(index)
             case .uid(let number):
                 // UIDs are never shared, as in plistlib (a UID is not one of its scalar types).
                 let start = scalarBytes.count
@@ -107,6 +115,44 @@ extension BinaryPlistWriter {
             case .null:
                 return intern { BinaryPlistWriter.appendByte(0x00, to: &$0) }
             }
+        }
+
+        /// The index of the finished container at `index`, or of an equal one written before, in which
+        /// case this one is dropped.
+        ///
+        /// Equal containers have equal references once their contents are shared, so the references
+        /// are the key, hashed bottom-up as each container finishes. A duplicate's contents are all
+        /// earlier objects, so it is the last object and dropping it leaves the table as if it had
+        /// never been added, which is what `plistlib` does for a container it has seen.
+        private mutating func uniqueContainer(_ index: Int) -> Int {
+            let object = objects[index]
+            let referenceCount = object.kind == .array ? object.count : 2 * object.count
+            // The root equals nothing before it (there is nothing) and nothing after it (that would be inside it).
+            guard index > 0, index < UniquingTable.maximumObjects else { return index }
+            let hash = references.withUnsafeBufferPointer {
+                UniquingTable.hash(
+                    references: UnsafeBufferPointer(rebasing: $0[object.start..<object.start + referenceCount]),
+                    isDictionary: object.kind == .dictionary)
+            }
+            var slot = containerUniquing.firstSlot(for: hash)
+            // Only the last object can equal an earlier container: its references are all earlier.
+            let mayBeDuplicate = index == objects.count - 1
+            while true {
+                let (candidate, isFree) = containerUniquing.object(inSlot: slot, matching: hash)
+                if isFree { break }
+                if mayBeDuplicate, let candidate, objects[candidate].kind == object.kind,
+                    objects[candidate].count == object.count,
+                    references[objects[candidate].start..<objects[candidate].start + referenceCount]
+                        == references[object.start..<object.start + referenceCount]
+                {
+                    objects.removeLast()
+                    references.removeLast(referenceCount)
+                    return candidate
+                }
+                slot = containerUniquing.slot(after: slot)
+            }
+            containerUniquing.insert(index, hash: hash, inSlot: slot)
+            return index
         }
 
         /// Appends a container with room for its references.

@@ -1,7 +1,7 @@
 /// Reads a Codable keyed container from a plist dictionary.
 ///
-/// A missing key, or the binary format's `null`, is `nil` to `decodeNil(forKey:)` and
-/// `decodeIfPresent`; `decode` of a missing key is an error naming the key.
+/// A missing key, the string `$null` or the binary format's `null` is `nil` to `decodeNil(forKey:)`
+/// and `decodeIfPresent`; `decode` of a missing key is an error naming the key.
 struct PlistKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: PlistDecodingState
     let entries: PlistDictionary
@@ -20,10 +20,9 @@ struct PlistKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         return value
     }
 
-    /// The value under `key`, or `nil` when it is missing or null.
+    /// The value under `key`, or `nil` when it is missing or an encoded `nil` (`$null` or null).
     private func presentEntry(for key: Key) -> PlistValue? {
-        guard let value = entries[key.stringValue] else { return nil }
-        if case .null = value { return nil }
+        guard let value = entries[key.stringValue], !value.isCodableNull else { return nil }
         return value
     }
 
@@ -56,7 +55,7 @@ struct PlistKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodeScalar(type, forKey: key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decodeNested(T.self, from: entry(for: key), at: path.appending(key: key))
+        try decoder.decodeNested(type, from: entry(for: key), at: path.appending(key: key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -89,7 +88,7 @@ struct PlistKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = presentEntry(for: key) else { return nil }
-        return try decoder.decodeNested(T.self, from: value, at: path.appending(key: key))
+        return try decoder.decodeNested(type, from: value, at: path.appending(key: key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -155,8 +154,9 @@ struct PlistUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return decoded
     }
 
+    /// True, moving on, for an encoded `nil`: the string `$null` or the binary format's null.
     mutating func decodeNil() throws -> Bool {
-        guard case .null = try currentElement(expecting: Optional<Any>.self) else { return false }
+        guard try currentElement(expecting: Optional<Any>.self).isCodableNull else { return false }
         currentIndex += 1
         return true
     }
@@ -179,7 +179,7 @@ struct PlistUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try decodeScalar(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let decoded = try decoder.decodeNested(T.self, from: currentElement(expecting: type), at: elementPath)
+        let decoded = try decoder.decodeNested(type, from: currentElement(expecting: type), at: elementPath)
         currentIndex += 1
         return decoded
     }

@@ -6,8 +6,14 @@
 /// `float` with an exact integral value. A ``PlistRepresentable`` type, at any depth, is made with
 /// ``PlistRepresentable/init(plistValue:)``.
 ///
-/// A missing key decodes as `nil` for an optional (property lists have no null; the binary
-/// format's `null` marker counts as `nil` too) and is an error otherwise.
+/// A missing key decodes as `nil` for an optional. Property lists have no null: the string `$null`
+/// (what ``PlistEncoder`` and Foundation's `PropertyListEncoder` write for an encoded `nil`) and the
+/// binary format's `null` marker are `nil` to `decodeNil` and `decodeIfPresent`, in every
+/// container and at the top level; asked for as a non-optional `String`, `$null` is that string.
+///
+/// A class is built as the type passed in, not the static type: decoding `Employee.self as
+/// Person.Type` makes an `Employee`, as Foundation does. Any value may be the top-level value,
+/// fragments (a lone string or number) included, as with Foundation's `PropertyListDecoder`.
 public struct PlistDecoder: Sendable {
     /// Values handed to every `init(from:)` through `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
@@ -30,7 +36,7 @@ public struct PlistDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, from value: PlistValue) throws -> T {
         let decoder = PlistDecodingState(value: value, path: .root, userInfo: userInfo)
         do {
-            return try decoder.decodeNested(T.self, from: value, at: .root)
+            return try decoder.decodeNested(type, from: value, at: .root)
         } catch let error as DecodingError {
             throw Self.plistError(for: error)
         }
@@ -76,25 +82,26 @@ final class PlistDecodingState: Decoder, SingleValueDecodingContainer {
     var userInfo: [CodingUserInfoKey: Any] { userInfoValues }
 
     /// Decodes a nested value at `path`: scalars and ``PlistRepresentable`` types directly, other
-    /// types through a fresh decoder.
+    /// types through a fresh decoder. `type` is used, not `T`: for a class they may differ (a
+    /// subclass passed as its superclass's metatype), and the value is built as `type`.
     func decodeNested<T: Decodable>(
         _ type: T.Type, from value: PlistValue, at path: @autoclosure () -> PlistCodingPath
     ) throws -> T {
-        if let scalarType = T.self as? any PlistCodableScalar.Type {
+        if let scalarType = type as? any PlistCodableScalar.Type {
             return try Self.cast(scalarType.decode(from: value, at: path()), at: path())
         }
-        if let representableType = T.self as? any PlistRepresentable.Type {
+        if let representableType = type as? any PlistRepresentable.Type {
             guard let decoded = representableType.init(plistValue: value) else {
                 throw PlistError(
-                    .typeMismatch, "type mismatch: \(T.self) cannot be read from a \(value.typeName)",
+                    .typeMismatch, "type mismatch: \(type) cannot be read from a \(value.typeName)",
                     at: path().position)
             }
             return try Self.cast(decoded, at: path())
         }
-        return try T(from: PlistDecodingState(value: value, path: path(), userInfo: userInfoValues))
+        return try type.init(from: PlistDecodingState(value: value, path: path(), userInfo: userInfoValues))
     }
 
-    /// The value as `T`; it always is one, since it was made from `T.self`.
+    /// The value as `T`; it always is one, since it was made from `type`, a `T.Type`.
     private static func cast<T>(_ value: Any, at path: @autoclosure () -> PlistCodingPath) throws -> T {
         guard let typed = value as? T else {
             throw PlistError(.typeMismatch, "type mismatch: could not make a \(T.self)", at: path().position)
@@ -127,10 +134,7 @@ final class PlistDecodingState: Decoder, SingleValueDecodingContainer {
 
     // MARK: SingleValueDecodingContainer
 
-    func decodeNil() -> Bool {
-        if case .null = value { return true }
-        return false
-    }
+    func decodeNil() -> Bool { value.isCodableNull }
 
     func decode(_ type: Bool.Type) throws -> Bool { try Bool.decode(from: value, at: path) }
     func decode(_ type: String.Type) throws -> String { try String.decode(from: value, at: path) }
@@ -150,6 +154,6 @@ final class PlistDecodingState: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt128.Type) throws -> UInt128 { try UInt128.decode(from: value, at: path) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decodeNested(T.self, from: value, at: path)
+        try decodeNested(type, from: value, at: path)
     }
 }

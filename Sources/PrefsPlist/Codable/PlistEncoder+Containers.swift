@@ -18,17 +18,22 @@ enum PlistPendingEncoding {
 /// The entries a keyed container has written. Finished values go straight into a plist dictionary;
 /// only nested containers and super encoders wait, so the common case needs no conversion.
 final class PlistEncodingDictionary {
-    private var values: PlistDictionary = [:]
+    /// What a key holds so far.
+    enum Slot {
+        case empty
+        case value(PlistValue)
+        case pending(PlistPendingEncoding)
+    }
+
+    private var values: PlistDictionary
     private var pending: [String: PlistPendingEncoding] = [:]
+
+    init(entries: PlistDictionary = [:]) {
+        values = entries
+    }
 
     func set(_ value: PlistValue, forKey key: String) {
         values[key] = value
-        if !pending.isEmpty { pending.removeValue(forKey: key) }
-    }
-
-    /// Leaves `key` out: that is how a `nil` is stored, since property lists have no null.
-    func remove(_ key: String) {
-        values.removeValue(forKey: key)
         if !pending.isEmpty { pending.removeValue(forKey: key) }
     }
 
@@ -37,15 +42,17 @@ final class PlistEncodingDictionary {
         pending[key] = node
     }
 
-    func pendingNode(forKey key: String) -> PlistPendingEncoding? {
-        pending[key]
+    func slot(forKey key: String) -> Slot {
+        if let node = pending[key] { return .pending(node) }
+        if let value = values[key] { return .value(value) }
+        return .empty
     }
 
     func finish(at path: PlistCodingPath) throws -> PlistValue {
         guard !pending.isEmpty else { return .dictionary(values) }
         var result = values
         for (key, node) in pending {
-            if let value = try node.finish(at: path.appending(key: key)) { result[key] = value }
+            result[key] = try node.finish(at: path.appending(key: key)) ?? .codableNull
         }
         return .dictionary(result)
     }
@@ -54,8 +61,12 @@ final class PlistEncodingDictionary {
 /// The elements an unkeyed container has written; nested containers and super encoders hold a
 /// placeholder until the array finishes.
 final class PlistEncodingArray {
-    private var values: [PlistValue] = []
+    private var values: [PlistValue]
     private var pending: [(index: Int, node: PlistPendingEncoding)] = []
+
+    init(elements: [PlistValue] = []) {
+        values = elements
+    }
 
     var count: Int { values.count }
 
@@ -72,20 +83,18 @@ final class PlistEncodingArray {
         guard !pending.isEmpty else { return .array(values) }
         var result = values
         for (index, node) in pending {
-            guard let value = try node.finish(at: path.appending(index: index)) else {
-                throw PlistEncodingArray.nilElementError(at: path.appending(index: index))
-            }
-            result[index] = value
+            result[index] = try node.finish(at: path.appending(index: index)) ?? .codableNull
         }
         return .array(result)
     }
-
-    static func nilElementError(at path: PlistCodingPath) -> PlistError {
-        PlistError(.unrepresentable, "nil cannot be stored in an array: property lists have no null", at: path.position)
-    }
 }
 
-/// Writes a Codable keyed container into a plist dictionary; `nil` leaves the key out.
+/// Writes a Codable keyed container into a plist dictionary; `nil` is stored as `$null`.
+///
+/// A key holds one thing. Asking twice for a keyed (or unkeyed) container under one key gives the
+/// same container, as Foundation does; asking for a container of another kind, or a super encoder,
+/// under a key that already holds a container or a value of another kind is a misuse, which the
+/// encoder throws with the key's coding path when the value finishes (Foundation traps).
 struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: PlistEncodingState
     let storage: PlistEncodingDictionary
@@ -97,7 +106,7 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
         storage.set(value, forKey: key.stringValue)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { storage.remove(key.stringValue) }
+    mutating func encodeNil(forKey key: Key) throws { set(.codableNull, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
     mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
     mutating func encode(_ value: Double, forKey key: Key) throws { set(.real(value), key) }
@@ -122,22 +131,26 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if let encoded = try encoder.encodeNested(value, at: path.appending(key: key)) {
-            set(encoded, key)
-        } else {
-            storage.remove(key.stringValue)
-        }
+        set(try encoder.encodeNested(value, at: path.appending(key: key)) ?? .codableNull, key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
+        let name = key.stringValue
         let dictionary: PlistEncodingDictionary
-        if case .dictionary(let existing) = storage.pendingNode(forKey: key.stringValue) {
+        switch storage.slot(forKey: name) {
+        case .pending(.dictionary(let existing)):
             dictionary = existing
-        } else {
+        case .value(.dictionary(let entries)):
+            dictionary = PlistEncodingDictionary(entries: entries)
+            storage.setPending(.dictionary(dictionary), forKey: name)
+        case .empty:
             dictionary = PlistEncodingDictionary()
-            storage.setPending(.dictionary(dictionary), forKey: key.stringValue)
+            storage.setPending(.dictionary(dictionary), forKey: name)
+        case let slot:
+            recordConflict(asking: "a keyed container", holding: slot, key: key)
+            dictionary = PlistEncodingDictionary()
         }
         return KeyedEncodingContainer(
             PlistKeyedEncodingContainer<NestedKey>(
@@ -145,12 +158,20 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let name = key.stringValue
         let array: PlistEncodingArray
-        if case .array(let existing) = storage.pendingNode(forKey: key.stringValue) {
+        switch storage.slot(forKey: name) {
+        case .pending(.array(let existing)):
             array = existing
-        } else {
+        case .value(.array(let elements)):
+            array = PlistEncodingArray(elements: elements)
+            storage.setPending(.array(array), forKey: name)
+        case .empty:
             array = PlistEncodingArray()
-            storage.setPending(.array(array), forKey: key.stringValue)
+            storage.setPending(.array(array), forKey: name)
+        case let slot:
+            recordConflict(asking: "an unkeyed container", holding: slot, key: key)
+            array = PlistEncodingArray()
         }
         return PlistUnkeyedEncodingContainer(encoder: encoder, storage: array, path: path.appending(key: key))
     }
@@ -163,14 +184,38 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
         superEncoder(codingKey: key)
     }
 
+    /// A super encoder replaces a finished value under its key, as in Foundation, but not a container or another
+    /// super encoder still being filled.
     private func superEncoder(codingKey: some CodingKey) -> any Encoder {
         let superEncoder = PlistEncodingState(path: path.appending(key: codingKey), userInfo: encoder.userInfoValues)
-        storage.setPending(.encoder(superEncoder), forKey: codingKey.stringValue)
+        let slot = storage.slot(forKey: codingKey.stringValue)
+        if case .pending = slot {
+            recordConflict(asking: "a super encoder", holding: slot, key: codingKey)
+        } else {
+            storage.setPending(.encoder(superEncoder), forKey: codingKey.stringValue)
+        }
         return superEncoder
+    }
+
+    /// Records that `key` was asked for something it cannot hold besides what it holds; the container or encoder
+    /// handed out instead is detached, and the encoder throws when the value finishes.
+    private func recordConflict(asking request: String, holding slot: PlistEncodingDictionary.Slot, key: some CodingKey)
+    {
+        let held: String
+        switch slot {
+        case .empty: return
+        case .value(let value): held = "a \(value.typeName) value"
+        case .pending(.dictionary): held = "a keyed container"
+        case .pending(.array): held = "an unkeyed container"
+        case .pending(.encoder): held = "a super encoder"
+        }
+        encoder.recordMisuse(
+            "conflicting use of key '\(key.stringValue)': \(request) was requested where \(held) was already encoded",
+            at: path.appending(key: key))
     }
 }
 
-/// Writes a Codable unkeyed container into a plist array; `nil` is an error.
+/// Writes a Codable unkeyed container into a plist array; `nil` is stored as `$null`, as Foundation does.
 struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let encoder: PlistEncodingState
     let storage: PlistEncodingArray
@@ -180,9 +225,7 @@ struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     var count: Int { storage.count }
 
-    mutating func encodeNil() throws {
-        throw PlistEncodingArray.nilElementError(at: path.appending(index: count))
-    }
+    mutating func encodeNil() throws { storage.append(.codableNull) }
 
     mutating func encode(_ value: Bool) throws { storage.append(.bool(value)) }
     mutating func encode(_ value: String) throws { storage.append(.string(value)) }
@@ -208,10 +251,7 @@ struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        guard let encoded = try encoder.encodeNested(value, at: path.appending(index: count)) else {
-            throw PlistEncodingArray.nilElementError(at: path.appending(index: count))
-        }
-        storage.append(encoded)
+        storage.append(try encoder.encodeNested(value, at: path.appending(index: count)) ?? .codableNull)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

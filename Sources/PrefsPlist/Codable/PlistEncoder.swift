@@ -5,9 +5,14 @@
 /// `Double` and `Float` become `float`, `Bool` becomes `boolean`, `String` becomes `string`. A
 /// ``PlistRepresentable`` value, at any depth, is stored as its ``PlistRepresentable/plistValue``.
 ///
-/// Property lists have no null: a `nil` under a dictionary key is left out, and a `nil` anywhere
-/// else (the top level, an array element) is an error. A nested value that encodes nothing becomes
-/// an empty dictionary, as with Foundation's `PropertyListEncoder`.
+/// Property lists have no null. As with Foundation's `PropertyListEncoder`, a `nil` that is encoded
+/// (an element of `[Int?]`, a value of `[String: Int?]`, an explicit `encodeNil`) is written as the
+/// string `$null`, which ``PlistDecoder`` and Foundation's decoder read back as `nil`; an optional
+/// property that is `nil` is left out (`encodeIfPresent`), and a `nil` at the top level is an error.
+/// A nested value that encodes nothing becomes an empty dictionary, as with Foundation.
+///
+/// As with Foundation, the top-level value must be a dictionary, an array or data: a lone boolean,
+/// number, string or date is refused unless ``allowsFragments`` is set.
 ///
 /// ```swift
 /// struct Window: Codable { var width: Int; var title: String? }
@@ -17,17 +22,24 @@ public struct PlistEncoder: Sendable {
     /// Values handed to every `encode(to:)` through `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
-    /// Creates an encoder with no user info.
+    /// Whether a boolean, number, string or date may be the top-level value. `false` (the default)
+    /// refuses them as Foundation's `PropertyListEncoder` does ("property list fragment"); set it to
+    /// store such a value on its own, as the value of a preferences key, say.
+    public var allowsFragments: Bool
+
+    /// Creates an encoder with no user info that refuses top-level fragments.
     public init() {
         userInfo = [:]
+        allowsFragments = false
     }
 
     /// Encodes a value as a property-list value.
     /// - Parameter value: The value to encode.
     /// - Returns: The plist form of `value`.
-    /// - Throws: ``PlistError`` with code `unrepresentable` when `value` is `nil` at the top level
-    ///   or in an array, holds an integer outside `Int64.min ... UInt64.max`, encodes nothing at the
-    ///   top level, or misuses its containers; the position names the coding path. An
+    /// - Throws: ``PlistError`` with code `unrepresentable` when `value` is `nil` at the top level,
+    ///   is a top-level fragment (see ``allowsFragments``), holds an integer outside
+    ///   `Int64.min ... UInt64.max`, encodes nothing at the top level, or misuses its containers (asks
+    ///   for two kinds of container for one value or key); the position names the coding path. An
     ///   `EncodingError` from a type's own `encode(to:)` becomes a ``PlistError`` too; other errors
     ///   such a type throws pass through.
     public func encode<T: Encodable>(_ value: T) throws -> PlistValue {
@@ -42,16 +54,30 @@ public struct PlistEncoder: Sendable {
     }
 
     private func encodeTopLevel<T: Encodable>(_ value: T) throws -> PlistValue {
-        if let scalar = value as? any PlistCodableScalar { return try scalar.encodedValue(at: .root) }
-        if let representable = value as? any PlistRepresentable { return representable.plistValue }
-        let encoder = PlistEncodingState(path: .root, userInfo: userInfo)
-        try value.encode(to: encoder)
-        guard encoder.hasEncodedValue else {
-            throw PlistError(.unrepresentable, "\(T.self) did not encode any value", at: PlistCodingPath.root.position)
+        let encoded: PlistValue
+        if let scalar = value as? any PlistCodableScalar {
+            encoded = try scalar.encodedValue(at: .root)
+        } else if let representable = value as? any PlistRepresentable {
+            encoded = representable.plistValue
+        } else {
+            let encoder = PlistEncodingState(path: .root, userInfo: userInfo)
+            try value.encode(to: encoder)
+            guard encoder.hasEncodedValue else {
+                throw PlistError(
+                    .unrepresentable, "\(T.self) did not encode any value", at: PlistCodingPath.root.position)
+            }
+            guard let finished = try encoder.finish() else {
+                throw PlistError(
+                    .unrepresentable, "nil cannot be stored at the top level: property lists have no null",
+                    at: PlistCodingPath.root.position)
+            }
+            encoded = finished
         }
-        guard let encoded = try encoder.finish() else {
+        if !allowsFragments, let kind = encoded.fragmentKind {
             throw PlistError(
-                .unrepresentable, "nil cannot be stored at the top level: property lists have no null",
+                .unrepresentable,
+                "top-level \(T.self) encoded as a \(kind) property list fragment: the top level must be a "
+                    + "dictionary, an array or data (set allowsFragments to store it on its own)",
                 at: PlistCodingPath.root.position)
         }
         return encoded
@@ -114,8 +140,9 @@ final class PlistEncodingState: Encoder, SingleValueEncodingContainer {
         return try encoder.finish()
     }
 
-    private func recordMisuse(_ message: String) {
-        if misuse == nil { misuse = PlistError(.unrepresentable, message, at: path.position) }
+    /// Remembers a container misuse at `path` (this value's own by default); `finish()` throws the first.
+    func recordMisuse(_ message: String, at path: PlistCodingPath? = nil) {
+        if misuse == nil { misuse = PlistError(.unrepresentable, message, at: (path ?? self.path).position) }
     }
 
     // MARK: Encoder
@@ -127,6 +154,10 @@ final class PlistEncodingState: Encoder, SingleValueEncodingContainer {
             dictionary = existing
         case .empty:
             dictionary = PlistEncodingDictionary()
+            storage = .keyed(dictionary)
+        case .single(.dictionary(let entries)):
+            // Foundation keeps filling a dictionary that was encoded as a single value.
+            dictionary = PlistEncodingDictionary(entries: entries)
             storage = .keyed(dictionary)
         case .single, .null, .unkeyed:
             recordMisuse("a keyed container was requested after another kind of value was encoded")
@@ -142,6 +173,9 @@ final class PlistEncodingState: Encoder, SingleValueEncodingContainer {
             array = existing
         case .empty:
             array = PlistEncodingArray()
+            storage = .unkeyed(array)
+        case .single(.array(let elements)):
+            array = PlistEncodingArray(elements: elements)
             storage = .unkeyed(array)
         case .single, .null, .keyed:
             recordMisuse("an unkeyed container was requested after another kind of value was encoded")

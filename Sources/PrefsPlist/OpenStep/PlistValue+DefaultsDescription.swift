@@ -1,5 +1,3 @@
-import Glibc
-
 extension PlistValue {
     /// The text macOS `defaults read` prints for this value, byte for byte (without the final
     /// newline the command adds).
@@ -93,12 +91,7 @@ extension PlistValue {
 
     /// A real as NSNumber describes a double: C's `%.16g` (`1`, `0.5`, `0.1`, `1e+20`, `inf`).
     static func defaultsRealText(_ real: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 40)
-        let length = withVaList([real]) { arguments in
-            buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, "%.16g", arguments) }
-        }
-        let bytes = buffer.prefix(max(0, min(Int(length), buffer.count - 1))).map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
+        printfRealText(real, significantDigits: 16)
     }
 
     /// Appends text, double-quoted and escaped when `quoted` is set and it is not plain letters and digits.

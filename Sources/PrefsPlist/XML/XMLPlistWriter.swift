@@ -2,9 +2,10 @@
 ///
 /// The header and DOCTYPE, the root at column 0, one tab per nesting level, `<true/>`, empty
 /// `<array/>` and `<dict/>`, keys sorted by Unicode scalar value, and `<data>` wrapped to the line
-/// widths `plistlib` uses. Beyond `plistlib`: reals that are not finite are written as Apple spells
-/// them (`+infinity`, `-infinity`, `nan`), UIDs as CoreFoundation's `CF$UID` dictionaries, and a
-/// carriage return as `&#13;` so that it survives a round trip.
+/// widths `plistlib` uses. Beyond `plistlib`: reals are written as CoreFoundation writes them
+/// (`%.17g`: `2`, not `2.0`; `0.10000000000000001`, not `0.1`; `+infinity`, `-infinity`, `nan`),
+/// UIDs as CoreFoundation's `CF$UID` dictionaries, and a carriage return as `&#13;` so that it
+/// survives a round trip.
 enum XMLPlistWriter {
     /// Encodes a value as an XML property list.
     /// - Parameter value: The root value.
@@ -227,15 +228,22 @@ enum XMLPlistWriter {
             output.append(UnsafeBufferPointer(rebasing: text[runStart..<count]))
         }
 
-        /// Swift's shortest round-trip text, which is Python's `repr`; Apple's spellings for the rest.
+        /// CoreFoundation's text (`__CFNumberCopyFormattingDescriptionAsFloat64`): `%.17g`, so `2`, `-5`,
+        /// `0.5`, `0.10000000000000001`, `1e+20`; `0.0` for zero; `nan`, `+infinity`, `-infinity`. One
+        /// difference: negative zero is `-0.0`, where CoreFoundation writes `0.0` and loses the sign.
         private mutating func appendReal(_ real: Double) {
             if real.isNaN {
                 output.append("nan")
             } else if real.isInfinite {
                 output.append(real < 0 ? "-infinity" : "+infinity")
+            } else if real == 0 {
+                output.append(real.sign == .minus ? "-0.0" : "0.0")
+            } else if real.magnitude < 1e17, let integral = Int64(exactly: real) {
+                // What `%.17g` gives for a whole number of up to 17 digits, without the call.
+                if integral < 0 { output.append(UInt8(ascii: "-")) }
+                output.appendDecimal(integral.magnitude)
             } else {
-                let text = real.description
-                _ = text.utf8.withContiguousStorageIfAvailable { output.append($0) }
+                PlistValue.withCoreFoundationRealText(real) { output.append($0) }
             }
         }
 
