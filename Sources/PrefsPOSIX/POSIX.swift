@@ -148,7 +148,9 @@ package enum POSIX {
     /// - Returns: Every byte up to end of file.
     /// - Throws: ``SystemCallError``: `open` with `EISDIR` for a directory, `fstat` or `read` failures, and `read`
     ///   with `EFBIG` (``tooLarge(_:maxBytes:)``) for more than `maxBytes`.
-    package static func readAll(from descriptor: Int32, name: String, maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+    package static func readAll(
+        from descriptor: Int32, name: String, maxBytes: Int
+    ) throws(SystemCallError) -> [UInt8] {
         let contents = try read(descriptor, name: name, maxBytes: maxBytes, regularFileOnly: false)
         guard let bytes = contents.bytes else { throw tooLarge(name, maxBytes: maxBytes) }
         return bytes
@@ -238,7 +240,9 @@ package enum POSIX {
             }
         }
         let bytes = [UInt8](unsafeUninitializedCapacity: total) { [buffer] destination, initialized in
-            if total > 0 { UnsafeMutableRawPointer(destination.baseAddress!).copyMemory(from: buffer, byteCount: total) }
+            if total > 0 {
+                UnsafeMutableRawPointer(destination.baseAddress!).copyMemory(from: buffer, byteCount: total)
+            }
             initialized = total
         }
         return FileContents(bytes: bytes, size: total, status: status)

@@ -194,7 +194,8 @@ struct StoreState {
     /// dropped: those acknowledged at that version or earlier. `startsOver` forgets every local change and the
     /// versions seen so far (the other store was restarted, and counts again from its own start).
     mutating func applyStoredValues(
-        _ values: [String: PlistValue], slot: Int, origin: ChangeOrigin, version: UInt64? = nil, startsOver: Bool = false
+        _ values: [String: PlistValue], slot: Int, origin: ChangeOrigin, version: UInt64? = nil,
+        startsOver: Bool = false
     ) {
         if startsOver {
             domains[slot].pending = [:]

@@ -32,7 +32,8 @@ struct StoppedDaemonTests {
         #expect(write.output == "")
         let lines = write.error.split(separator: "\n")
         #expect(lines.count == 1, "\(write.error)")
-        #expect(write.error.hasPrefix("defaults: warning: prefsd on \(home.socketPath) did not answer hello within 1 s"))
+        #expect(
+            write.error.hasPrefix("defaults: warning: prefsd on \(home.socketPath) did not answer hello within 1 s"))
         #expect(write.error.contains("using the files in \(home.preferences) instead"))
         #expect(try home.storedValues("com.example.app") == ["Theme": "dark"])
 
