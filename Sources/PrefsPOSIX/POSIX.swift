@@ -335,31 +335,25 @@ package enum POSIX {
     /// - Throws: ``SystemCallError``: those of the atomic write; `open` or `write` of a special file; `readlink`;
     ///   `open` with `EISDIR` for a directory, `ELOOP` for too many links.
     package static func writeUserFile(_ bytes: [UInt8], to path: String, newFileMode: UInt32) throws(SystemCallError) {
+        // What the path finally names, links followed (the kernel's own magic links of /proc and /dev/fd included).
+        if let followed = try fileStatus(atPath: path, followsSymbolicLinks: true), followed.kind != .regular {
+            if followed.kind == .directory { throw SystemCallError("open", path: path, errno: EISDIR) }
+            try writeInPlace(bytes, to: path)
+            return
+        }
+        // A regular file, or nothing yet: replace the final target of the links atomically, beside it.
         var target = path
         for _ in 0..<40 {
-            guard let status = try fileStatus(atPath: target, followsSymbolicLinks: false) else { break }
-            switch status.kind {
-            case .regular:
+            guard try fileStatus(atPath: target, followsSymbolicLinks: false)?.kind == .symbolicLink else {
                 try writeFileAtomically(
                     bytes, to: target, newFileMode: newFileMode, keepsExistingMode: true,
                     directorySyncIsRequired: false)
                 return
-            case .directory:
-                throw SystemCallError("open", path: path, errno: EISDIR)
-            case .symbolicLink:
-                let link = try symbolicLinkContents(target)
-                target = link.hasPrefix("/") ? link : TemporaryFileName.directory(ofPath: target) + "/" + link
-                continue
-            case .socket, .other:
-                try writeInPlace(bytes, to: target)
-                return
             }
+            let link = try symbolicLinkContents(target)
+            target = link.hasPrefix("/") ? link : TemporaryFileName.directory(ofPath: target) + "/" + link
         }
-        if try fileStatus(atPath: target, followsSymbolicLinks: false)?.kind == .symbolicLink {
-            throw SystemCallError("open", path: path, errno: ELOOP)
-        }
-        try writeFileAtomically(
-            bytes, to: target, newFileMode: newFileMode, keepsExistingMode: true, directorySyncIsRequired: false)
+        throw SystemCallError("open", path: path, errno: ELOOP)
     }
 
     /// What a symbolic link points to.
