@@ -139,9 +139,9 @@ public final class PrefsBlockingClient: Sendable {
                 } catch  where error.code == .timedOut {
                     if let remaining, remaining <= slice { throw error }
                     if let pid = patience.stoppedPeer(descriptor) {
+                        let waited = patience.slice.seconds
                         throw PrefsClientError(
-                            .timedOut,
-                            "nothing came within \(patience.slice.seconds) s, and its process \(pid) is stopped or gone")
+                            .timedOut, "nothing came within \(waited) s, and its process \(pid) is stopped or gone")
                     }
                 }
             }

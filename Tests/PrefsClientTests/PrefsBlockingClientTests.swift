@@ -218,10 +218,8 @@ struct PrefsBlockingClientTests {
         #expect(bound == 0)
         #expect(listen(listener, 1) == 0)
         // A busy daemon, played by this (running) process: it reads the greeting and answers 2.5 s later.
-        let reply = try WireFrame.encode(
-            WireReply(
-                id: 1, .success(.hello(WireHelloResult(version: 1, server: "slow test daemon", limits: .default))))
-                .dictionary)
+        let greeting = WireHelloResult(version: 1, server: "slow test daemon", limits: .default)
+        let reply = try WireFrame.encode(WireReply(id: 1, .success(.hello(greeting))).dictionary)
         let served = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let connection = accept(listener, nil, nil)
