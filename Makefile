@@ -29,13 +29,11 @@ install: deps
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
 # Then every fuzz harness runs briefly, so that one that no longer builds or fails at once is caught.
-# Last, the instruction counts of the hot paths against Benchmarks/Thresholds (callgrind: stable under load).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
 	@$(MAKE) --no-print-directory fuzz-smoke
-	@scripts/instruction-counts.sh
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
 bench: deps

@@ -16,8 +16,9 @@ public final class PrefsBlockingClient: Sendable {
     private let handshakeTimeout: Duration?
     private let connection: Mutex<Connection>
 
-    /// How long a client waits, by default, for the daemon to accept a connection and answer `hello`: a daemon that
-    /// does not greet in a second is stopped or stuck, and nothing but the greeting has been sent to it.
+    /// How long a client waits, by default, for the answer to `hello` before it looks at the daemon's process: one
+    /// that is stopped (`SIGSTOP`, a debugger) or gone is given up at once, one that runs is waited for as long as
+    /// any reply. Nothing but the greeting has been sent, so a caller may safely go elsewhere.
     public static let defaultHandshakeTimeout: Duration = .seconds(1)
 
     private struct Connection: ~Copyable {
@@ -28,7 +29,14 @@ public final class PrefsBlockingClient: Sendable {
 
         /// Sends a request and reads until its reply; events on the way are dropped (this connection has no
         /// subscriptions).
-        mutating func call(_ operation: WireOperation, timeout: Duration?) throws(PrefsClientError) -> WireReply {
+        /// - Parameters:
+        ///   - timeout: How long to wait for each read of the reply; `nil` waits for ever.
+        ///   - patience: For `hello`: after each `patience.slice` without a reply, the call times out if the daemon's
+        ///     process is stopped, and waits on (up to `timeout` in all) while it runs.
+        mutating func call(
+            _ operation: WireOperation, timeout: Duration?,
+            patience: Patience? = nil
+        ) throws(PrefsClientError) -> WireReply {
             if let failure { throw failure }
             do throws(PrefsClientError) {
                 let id = nextID
@@ -41,10 +49,12 @@ public final class PrefsBlockingClient: Sendable {
                         .refused, "the request cannot be sent: \(error.message)", serverError: error.wireError)
                 }
                 try ClientSystem.writeAll(descriptor, frame)
+                let deadline = timeout.map { ContinuousClock.now + $0 }
                 while true {
                     let message: WireServerMessage
                     do throws(PrefsClientError) {
-                        message = try Self.nextMessage(descriptor, &decoder, timeout: timeout)
+                        message = try Self.nextMessage(
+                            descriptor, &decoder, timeout: timeout, patience: patience, deadline: deadline)
                     } catch  where error.code == .connectionLost || error.code == .timedOut {
                         // The whole request is out: the daemon may have applied it before the connection ended.
                         throw PrefsClientError(
@@ -75,8 +85,14 @@ public final class PrefsBlockingClient: Sendable {
         }
 
         /// The next whole message from the daemon.
+        /// - Parameters:
+        ///   - timeout: How long each read may wait; `nil` for ever.
+        ///   - patience: Reads wait one slice at a time, and go on only while the daemon's process runs, up to
+        ///     `deadline`.
+        ///   - deadline: When a patient read gives up.
         static func nextMessage(
-            _ descriptor: Int32, _ decoder: inout WireFrameDecoder, timeout: Duration?
+            _ descriptor: Int32, _ decoder: inout WireFrameDecoder, timeout: Duration?,
+            patience: Patience? = nil, deadline: ContinuousClock.Instant? = nil
         ) throws(PrefsClientError) -> WireServerMessage {
             while true {
                 let frame: PlistDictionary?
@@ -93,7 +109,12 @@ public final class PrefsBlockingClient: Sendable {
                             .protocolViolation, "prefsd sent a message this client cannot read: \(error.message)")
                     }
                 }
-                let bytes = try ClientSystem.readSome(descriptor, timeout: timeout)
+                let bytes: [UInt8]
+                if let patience {
+                    bytes = try patientRead(descriptor, patience: patience, deadline: deadline)
+                } else {
+                    bytes = try ClientSystem.readSome(descriptor, timeout: timeout)
+                }
                 guard !bytes.isEmpty else {
                     throw PrefsClientError(.connectionLost, "prefsd closed the connection")
                 }
@@ -104,6 +125,27 @@ public final class PrefsBlockingClient: Sendable {
                 }
             }
         }
+
+        /// Reads what is available, one slice at a time, while the daemon's process runs and the deadline has not
+        /// passed.
+        private static func patientRead(
+            _ descriptor: Int32, patience: Patience, deadline: ContinuousClock.Instant?
+        ) throws(PrefsClientError) -> [UInt8] {
+            while true {
+                let remaining = deadline.map { $0 - .now }
+                let slice = remaining.map { min(max($0, .zero), patience.slice) } ?? patience.slice
+                do throws(PrefsClientError) {
+                    return try ClientSystem.readSome(descriptor, timeout: slice)
+                } catch  where error.code == .timedOut {
+                    if let remaining, remaining <= slice { throw error }
+                    if let pid = patience.stoppedPeer(descriptor) {
+                        let waited = patience.slice.seconds
+                        throw PrefsClientError(
+                            .timedOut, "nothing came within \(waited) s, and its process \(pid) is stopped or gone")
+                    }
+                }
+            }
+        }
     }
 
     /// Connects and says hello.
@@ -111,11 +153,13 @@ public final class PrefsBlockingClient: Sendable {
     ///   - socketPath: The daemon's socket; by default the one this process's environment names.
     ///   - clientName: The name sent in `hello`, for the daemon's log.
     ///   - timeout: How long to wait for each reply; `nil` waits for ever.
-    ///   - handshakeTimeout: How long to wait for the connection to be accepted and for the answer to `hello`
-    ///     (``defaultHandshakeTimeout``); `nil` waits as long as `timeout`.
+    ///   - handshakeTimeout: How long to wait for the answer to `hello` before looking at the daemon's process
+    ///     (``defaultHandshakeTimeout``): a stopped or vanished daemon is given up then, a running one is waited for
+    ///     up to `timeout` (after each further `handshakeTimeout` the process is looked at again); `nil` waits
+    ///     `timeout` without looking.
     /// - Throws: ``PrefsClientError`` `daemonUnavailable` when nothing answers on the socket, or the daemon does not
-    ///   greet within the handshake timeout (the error's cause is then `timedOut`). Nothing but `hello` was sent, so
-    ///   the caller may safely go elsewhere.
+    ///   greet (the error's cause is then `timedOut`): it is stopped, or it did not answer within `timeout`. Nothing
+    ///   but `hello` was sent, so the caller may safely go elsewhere.
     public init(
         socketPath: String = PrefsClientConfiguration.defaultSocketPath(), clientName: String = "PrefsClient",
         timeout: Duration? = .seconds(30), handshakeTimeout: Duration? = PrefsBlockingClient.defaultHandshakeTimeout
@@ -124,14 +168,15 @@ public final class PrefsBlockingClient: Sendable {
         self.timeout = timeout
         let greeting = Self.shorter(handshakeTimeout, timeout)
         self.handshakeTimeout = greeting
-        let descriptor = try ClientSystem.connect(to: socketPath, timeout: greeting)
+        let descriptor = try ClientSystem.connect(to: socketPath, timeout: timeout)
         var connection = Connection(descriptor: descriptor)
         let reply: WireReply
         do {
-            reply = try connection.call(.hello(WireHello(client: clientName)), timeout: greeting)
+            reply = try connection.call(
+                .hello(WireHello(client: clientName)), timeout: timeout, patience: Self.patience(greeting))
         } catch {
             ClientSystem.closeDescriptor(descriptor)
-            throw Self.greetingFailure(error, socketPath: socketPath, timeout: greeting)
+            throw Self.greetingFailure(error, socketPath: socketPath)
         }
         guard case .success(.hello(let hello)) = reply.outcome else {
             ClientSystem.closeDescriptor(descriptor)
@@ -153,17 +198,26 @@ public final class PrefsBlockingClient: Sendable {
         return min(first, second)
     }
 
+    /// How a read waits for `hello`: a slice at a time, asking after each whether the daemon's process is stopped.
+    struct Patience {
+        /// How long each wait lasts.
+        var slice: Duration
+        /// The daemon's pid when its process is stopped or gone (given the connection), else `nil`.
+        var stoppedPeer: (Int32) -> Int32?
+    }
+
+    /// How long `hello` waits: a slice of `handshakeTimeout` at a time, and longer only while the daemon's process
+    /// runs, so a daemon that is stopped (or gone) costs one slice and a busy one is waited for.
+    private static func patience(_ handshakeTimeout: Duration?) -> Patience? {
+        handshakeTimeout.map { Patience(slice: $0, stoppedPeer: ClientSystem.stoppedPeer) }
+    }
+
     /// The error for a `hello` that failed: nothing but the greeting was sent, so a daemon that does not answer it
     /// in time (or closes the connection) is simply unavailable.
-    private static func greetingFailure(
-        _ error: PrefsClientError, socketPath: String, timeout: Duration?
-    ) -> PrefsClientError {
+    private static func greetingFailure(_ error: PrefsClientError, socketPath: String) -> PrefsClientError {
         guard error.code == .outcomeUnknown else { return error }
         if let cause = error.cause as? PrefsClientError, cause.code == .timedOut {
-            return PrefsClientError(
-                .daemonUnavailable,
-                "prefsd on \(socketPath) did not answer hello within \(timeout.map(\.seconds) ?? "?") s (it may be "
-                    + "stopped or stuck)", cause: cause)
+            return PrefsClientError(.daemonUnavailable, "prefsd on \(socketPath) did not answer hello", cause: cause)
         }
         return PrefsClientError(
             .daemonUnavailable, "prefsd on \(socketPath) did not answer hello: \(error.message)", cause: error)
@@ -270,7 +324,7 @@ public final class PrefsBlockingClient: Sendable {
         guard !filters.isEmpty else {
             throw PrefsClientError(.refused, "subscribe needs at least one filter", serverError: nil)
         }
-        let descriptor = try ClientSystem.connect(to: socketPath, timeout: handshakeTimeout)
+        let descriptor = try ClientSystem.connect(to: socketPath, timeout: timeout)
         var connection = Connection(descriptor: descriptor)
         var snapshots: [WireSnapshot] = []
         var routes: [UInt64: Int] = [:]
@@ -278,9 +332,10 @@ public final class PrefsBlockingClient: Sendable {
         do throws(PrefsClientError) {
             do throws(PrefsClientError) {
                 _ = try connection.call(
-                    .hello(WireHello(client: "PrefsBlockingClient subscription")), timeout: handshakeTimeout)
+                    .hello(WireHello(client: "PrefsBlockingClient subscription")), timeout: timeout,
+                    patience: Self.patience(handshakeTimeout))
             } catch {
-                throw Self.greetingFailure(error, socketPath: socketPath, timeout: handshakeTimeout)
+                throw Self.greetingFailure(error, socketPath: socketPath)
             }
             var frames: [UInt8] = []
             for (index, filter) in filters.enumerated() {

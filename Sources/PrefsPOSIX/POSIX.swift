@@ -148,7 +148,9 @@ package enum POSIX {
     /// - Returns: Every byte up to end of file.
     /// - Throws: ``SystemCallError``: `open` with `EISDIR` for a directory, `fstat` or `read` failures, and `read`
     ///   with `EFBIG` (``tooLarge(_:maxBytes:)``) for more than `maxBytes`.
-    package static func readAll(from descriptor: Int32, name: String, maxBytes: Int) throws(SystemCallError) -> [UInt8] {
+    package static func readAll(
+        from descriptor: Int32, name: String, maxBytes: Int
+    ) throws(SystemCallError) -> [UInt8] {
         let contents = try read(descriptor, name: name, maxBytes: maxBytes, regularFileOnly: false)
         guard let bytes = contents.bytes else { throw tooLarge(name, maxBytes: maxBytes) }
         return bytes
@@ -238,7 +240,9 @@ package enum POSIX {
             }
         }
         let bytes = [UInt8](unsafeUninitializedCapacity: total) { [buffer] destination, initialized in
-            if total > 0 { UnsafeMutableRawPointer(destination.baseAddress!).copyMemory(from: buffer, byteCount: total) }
+            if total > 0 {
+                UnsafeMutableRawPointer(destination.baseAddress!).copyMemory(from: buffer, byteCount: total)
+            }
             initialized = total
         }
         return FileContents(bytes: bytes, size: total, status: status)
@@ -331,31 +335,25 @@ package enum POSIX {
     /// - Throws: ``SystemCallError``: those of the atomic write; `open` or `write` of a special file; `readlink`;
     ///   `open` with `EISDIR` for a directory, `ELOOP` for too many links.
     package static func writeUserFile(_ bytes: [UInt8], to path: String, newFileMode: UInt32) throws(SystemCallError) {
+        // What the path finally names, links followed (the kernel's own magic links of /proc and /dev/fd included).
+        if let followed = try fileStatus(atPath: path, followsSymbolicLinks: true), followed.kind != .regular {
+            if followed.kind == .directory { throw SystemCallError("open", path: path, errno: EISDIR) }
+            try writeInPlace(bytes, to: path)
+            return
+        }
+        // A regular file, or nothing yet: replace the final target of the links atomically, beside it.
         var target = path
         for _ in 0..<40 {
-            guard let status = try fileStatus(atPath: target, followsSymbolicLinks: false) else { break }
-            switch status.kind {
-            case .regular:
+            guard try fileStatus(atPath: target, followsSymbolicLinks: false)?.kind == .symbolicLink else {
                 try writeFileAtomically(
                     bytes, to: target, newFileMode: newFileMode, keepsExistingMode: true,
                     directorySyncIsRequired: false)
                 return
-            case .directory:
-                throw SystemCallError("open", path: path, errno: EISDIR)
-            case .symbolicLink:
-                let link = try symbolicLinkContents(target)
-                target = link.hasPrefix("/") ? link : TemporaryFileName.directory(ofPath: target) + "/" + link
-                continue
-            case .socket, .other:
-                try writeInPlace(bytes, to: target)
-                return
             }
+            let link = try symbolicLinkContents(target)
+            target = link.hasPrefix("/") ? link : TemporaryFileName.directory(ofPath: target) + "/" + link
         }
-        if try fileStatus(atPath: target, followsSymbolicLinks: false)?.kind == .symbolicLink {
-            throw SystemCallError("open", path: path, errno: ELOOP)
-        }
-        try writeFileAtomically(
-            bytes, to: target, newFileMode: newFileMode, keepsExistingMode: true, directorySyncIsRequired: false)
+        throw SystemCallError("open", path: path, errno: ELOOP)
     }
 
     /// What a symbolic link points to.

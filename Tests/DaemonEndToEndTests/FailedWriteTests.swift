@@ -20,7 +20,9 @@ struct FailedWriteTests {
         try runProgram(Self.defaults, arguments, environment: home.environment)
     }
 
-    @Test("a full disk: the write fails, nothing changes, and nothing is written when space returns", arguments: Route.allCases)
+    @Test(
+        "a full disk: the write fails, nothing changes, and nothing is written when space returns",
+        arguments: Route.allCases)
     func fullDisk(route: Route) throws {
         let home = try DaemonHome()
         let disk = try SmallFileSystem(at: home.preferences, kilobytes: 64, owner: home.directory)
@@ -46,7 +48,9 @@ struct FailedWriteTests {
         disk.unmount()
     }
 
-    @Test("the library on a full disk: synchronize fails and withdraws the change, on the files and through prefsd", arguments: Route.allCases)
+    @Test(
+        "the library on a full disk: synchronize fails and withdraws the change, on the files and through prefsd",
+        arguments: Route.allCases)
     func libraryOnAFullDisk(route: Route) throws {
         let home = try DaemonHome()
         let disk = try SmallFileSystem(at: home.preferences, kilobytes: 64, owner: home.directory)

@@ -32,7 +32,8 @@ struct StoppedDaemonTests {
         #expect(write.output == "")
         let lines = write.error.split(separator: "\n")
         #expect(lines.count == 1, "\(write.error)")
-        #expect(write.error.hasPrefix("defaults: warning: prefsd on \(home.socketPath) did not answer hello within 1 s"))
+        #expect(write.error.hasPrefix("defaults: warning: prefsd on \(home.socketPath) did not answer hello: "))
+        #expect(write.error.contains("nothing came within 1 s, and its process \(daemon.daemonPID) is stopped"))
         #expect(write.error.contains("using the files in \(home.preferences) instead"))
         #expect(try home.storedValues("com.example.app") == ["Theme": "dark"])
 
@@ -41,7 +42,10 @@ struct StoppedDaemonTests {
         let (refused, refusedSeconds) = try timed(["write", "com.example.app", "Theme", "light"], always)
         #expect(refused.status == 1)
         #expect(refusedSeconds < 10, "the refusal took \(refusedSeconds) s")
-        #expect(refused.error.hasPrefix("defaults: prefsd on \(home.socketPath) did not answer hello within 1 s"))
+        #expect(
+            refused.error
+                == "defaults: prefsd on \(home.socketPath) did not answer hello: nothing came within 1 s, and its "
+                + "process \(daemon.daemonPID) is stopped or gone\n")
         #expect(refused.error.split(separator: "\n").count == 1, "\(refused.error)")
         #expect(try home.storedValues("com.example.app") == ["Theme": "dark"])
 

@@ -196,6 +196,11 @@ import Testing
         #expect(SpecialFiles.kind(dangling) == "link")
         #expect(SpecialFiles.kind(sandbox.directory.file("created.plist")) == "regular")
         #expect(sandbox.list("").filter { $0.contains(".tmp-") }.isEmpty)
+
+        // /dev/stdout is a link to the process's own descriptor, here a pipe: written through, as cp would.
+        let piped = try sandbox.run(["export", "com.example.App", "/dev/stdout"])
+        #expect(piped.status == 0, "\(piped)")
+        #expect(try PlistSerialization.decode(piped.standardOutputBytes) == ["Theme": "dark"])
     }
 
     @Test(

@@ -163,10 +163,14 @@ import Testing
             ["-int", "12abc"],
             "defaults: -int takes a decimal integer from -9223372036854775808 to 18446744073709551615, not '12abc'\n"
         ),
-        (["-float", "fast"], "defaults: -float takes a number such as 1.5 or -2e3, not 'fast'\n"),
+        (
+            ["-float", "fast"],
+            "defaults: -float takes a number such as 1.5 or -2e3, not 'fast': it is not a decimal number\n"
+        ),
         (
             ["-date", "tomorrow"],
-            "defaults: -date takes a date such as '2024-05-01 12:30:00 +0000' or '2024-05-01T12:30:00Z', not 'tomorrow'\n"
+            "defaults: -date takes a date such as '2024-05-01 12:30:00 +0000', '2024-05-01T12:30:00Z' or "
+                + "'2024-05-01', not 'tomorrow': it is not in one of the formats\n"
         ),
         (["-data", "0x12"], "defaults: -data takes hexadecimal digits, not '0x12'\n"),
         (["-string"], "defaults: -string needs a value\n"),

@@ -1,6 +1,7 @@
 import Foundation
 import PrefsClient
 import PrefsPlist
+import PrefsTestSupport
 import PrefsWire
 import Synchronization
 import Testing
@@ -198,6 +199,47 @@ struct PrefsBlockingClientTests {
         #expect(value == 1)
         subscription.cancel()
         await server.stop()
+    }
+
+    @Test("a daemon that runs but answers hello after more than the handshake timeout is waited for")
+    func slowGreetingIsWaitedFor() throws {
+        let directory = try TemporaryDirectory(prefix: "prefs-client")
+        let path = directory.file("socket")
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        #expect(listen(listener, 1) == 0)
+        // A busy daemon, played by this (running) process: it reads the greeting and answers 2.5 s later.
+        let greeting = WireHelloResult(version: 1, server: "slow test daemon", limits: .default)
+        let reply = try WireFrame.encode(WireReply(id: 1, .success(.hello(greeting))).dictionary)
+        let served = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let connection = accept(listener, nil, nil)
+            defer {
+                close(connection)
+                served.signal()
+            }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = recv(connection, &buffer, buffer.count, 0)
+            usleep(2_500_000)
+            _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // Hold the connection until the client goes away.
+            _ = recv(connection, &buffer, buffer.count, 0)
+        }
+        let start = ContinuousClock.now
+        let client = try PrefsBlockingClient(socketPath: path, clientName: "tests", handshakeTimeout: .seconds(1))
+        #expect(ContinuousClock.now - start >= .seconds(2))
+        #expect(client.hello.server == "slow test daemon")
+        _ = consume client
+        served.wait()
     }
 
     @Test("without a daemon, connecting fails with daemonUnavailable naming the socket")

@@ -11,7 +11,8 @@ import Testing
 /// that user on the machine; the processes run instead as a user of their own, through `setpriv`.
 @Suite(
     "inotify exhausted",
-    .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: FixtureProcess.setpriv),
+    .enabled(
+        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: FixtureProcess.setpriv),
         "running processes as another user needs root and setpriv"))
 struct InotifyExhaustionTests {
     /// A user id no account uses, whose inotify instances only this test takes.
@@ -41,7 +42,8 @@ struct InotifyExhaustionTests {
         #expect(fields.first == "exhausted")
         #expect(fields.count == 3 && Int32(fields[2]) == EMFILE, "\(report)")
         if let maximum = Self.maxUserInstances {
-            #expect(fields.count == 3 && Int(fields[1]) == maximum, "not every instance of the user was taken: \(report)")
+            #expect(
+                fields.count == 3 && Int(fields[1]) == maximum, "not every instance of the user was taken: \(report)")
         }
 
         let watcher = try FixtureProcess(["serve", directory], userID: Self.userID)

@@ -295,7 +295,9 @@ import Testing
         #expect(reopened.value(forKey: "k", in: plain) == "plain")
         #expect(reopened.value(forKey: "k", in: byHost) == "by host")
         #expect(try reopened.domainNames(scope: .byHost) == [longest])
-        #expect(throws: PrefsStoreError.self) { try DomainName(String(repeating: "l", count: DomainName.maxLength + 1)) }
+        #expect(throws: PrefsStoreError.self) {
+            try DomainName(String(repeating: "l", count: DomainName.maxLength + 1))
+        }
     }
 
     @Test func unwrittenChangesAreListedAndReadBack() throws {
