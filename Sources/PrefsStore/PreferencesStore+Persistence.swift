@@ -38,7 +38,8 @@ extension PreferencesStore {
     /// Writes one domain's unwritten changes durably and reads in changes made to it on disk.
     /// - Throws: ``PrefsStoreError`` when the domain cannot be written; its changes stay pending.
     public func synchronize(_ domain: DomainID) throws(PrefsStoreError) {
-        let slot = loadDomain(domain)
+        // A domain that is not loaded and has no file has nothing to write or read in.
+        guard let slot = presentSlot(domain) else { return }
         var failure: PrefsStoreError?
         fileWork.withLock { work in
             do throws(PrefsStoreError) {
@@ -55,6 +56,9 @@ extension PreferencesStore {
     /// How many times the store replaced or removed a domain file.
     var writeCount: Int { writes.load(ordering: .relaxed) }
 
+    /// How many domains the store holds in memory (each stays loaded once used, and is watched from then on).
+    package var loadedDomainCount: Int { state.withLock { $0.domains.count } }
+
     /// Loads a domain on first use and returns its slot.
     func loadDomain(_ domain: DomainID) -> Int {
         if let slot = state.withLock({ $0.slots[domain] }) { return slot }
@@ -67,6 +71,10 @@ extension PreferencesStore {
                 let location = try paths.location(of: domain)
                 loaded = DomainState(id: domain, location: location, locationError: nil)
                 loaded.adopt(DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits))
+                // Version 0 means "no file, never changed", which is also what a read of a domain that is not loaded
+                // answers (``presentSlot(_:)``); a file found at load is content that version 0 must not stand for,
+                // or a compare-and-set based on that read would overwrite it.
+                if loaded.identity != nil { loaded.sequence = 1 }
             } catch {
                 loaded = DomainState(id: domain, location: nil, locationError: error)
             }
@@ -74,6 +82,23 @@ extension PreferencesStore {
         }
         if deliver { deliverQueued() }
         return slot
+    }
+
+    /// The slot of a domain that is loaded, or that has a file (which is then loaded); `nil` for a domain that is
+    /// not loaded and has no file.
+    ///
+    /// Reads go through here, so that reading names that exist nowhere (a client asking for ever new domains) leaves
+    /// nothing behind: such a domain reads as empty with version 0 and is not loaded. A domain whose file cannot be
+    /// checked is loaded, to report why.
+    func presentSlot(_ domain: DomainID) -> Int? {
+        if let slot = state.withLock({ $0.slot(of: domain) }) { return slot }
+        if isInMemory { return nil }
+        do {
+            if try FileSystem.identity(of: paths.location(of: domain).path) == nil { return nil }
+        } catch {
+            // Loading reports what is wrong.
+        }
+        return loadDomain(domain)
     }
 
     /// Writes the domains whose flush delay has passed (the worker calls this).

@@ -38,7 +38,7 @@ extension PreferencesStore {
     /// Explains a key's effective value: which layer and file supply it, what it shadows, what was skipped.
     public func resolve(_ key: String, in searchList: SearchList) -> Resolution {
         var domainSlots: [DomainID: Int] = [:]
-        for domain in searchList.domains { domainSlots[domain] = loadDomain(domain) }
+        for domain in searchList.domains { domainSlots[domain] = presentSlot(domain) }
         let layers = searchList.layers
         return state.withLock { state in
             var candidates: [Resolution.Candidate] = []

@@ -79,7 +79,7 @@ public final class PreferencesStore: Sendable {
             return .some(state.domains[slot].values[key])
         }
         if let found { return found }
-        let slot = loadDomain(domain)
+        guard let slot = presentSlot(domain) else { return nil }
         return state.withLock { $0.domains[slot].values[key] }
     }
 
@@ -87,7 +87,7 @@ public final class PreferencesStore: Sendable {
     /// - Throws: ``PrefsStoreError`` (`.corruptFile`, `.ioFailure`, `.limitExceeded`, `.unavailable`) when the
     ///   domain's file exists but cannot be used and this process has no changes on top of it.
     public func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> PlistDictionary? {
-        let slot = loadDomain(domain)
+        guard let slot = presentSlot(domain) else { return nil }
         let (values, issue, exists) = state.withLock { state in
             // A pending removal counts as no domain, as after the write.
             (
@@ -101,13 +101,13 @@ public final class PreferencesStore: Sendable {
 
     /// A domain's values with its sequence number, consistent with each other.
     public func snapshot(of domain: DomainID) -> StoreSnapshot {
-        let slot = loadDomain(domain)
+        guard let slot = presentSlot(domain) else { return StoreSnapshot(values: [:], sequence: 0) }
         return state.withLock { StoreSnapshot(values: $0.domains[slot].values, sequence: $0.domains[slot].sequence) }
     }
 
     /// Why a domain's file cannot be used (corrupt, unreadable, too large), or `nil` when it is fine or missing.
     public func domainIssue(_ domain: DomainID) -> PrefsStoreError? {
-        let slot = loadDomain(domain)
+        guard let slot = presentSlot(domain) else { return nil }
         return state.withLock { $0.domains[slot].issue }
     }
 

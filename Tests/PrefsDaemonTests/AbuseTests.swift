@@ -116,6 +116,39 @@ struct AbuseTests {
         #expect(try connection.call(.getEffective(allowed, key: "k")).failureCode == nil)
     }
 
+    @Test("15,000 reads of 5,000 domains that exist nowhere leave nothing loaded in the daemon")
+    func readsOfAbsentDomainsLeaveNothing() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        let before = daemon.store.loadedDomainCount
+        // Pipelined in batches, as a client naming ever new domains would send them.
+        for batch in 0..<10 {
+            for index in 0..<500 {
+                let domain = WireDomain("com.example.absent\(batch * 500 + index)")
+                _ = try connection.send(.get(domain, key: "k"))
+                _ = try connection.send(.readDomain(domain))
+                let list = WireSearchList(
+                    app: "com.example.app\(batch * 500 + index)", suites: ["com.example.suite\(batch * 500 + index)"])
+                _ = try connection.send(.getEffective(list, key: "k"))
+            }
+            for _ in 0..<1_500 {
+                let reply = try connection.receiveReply()
+                switch reply.outcome {
+                case .success(.get(let value, let version)):
+                    #expect(value == nil && version == 0)
+                case .success(.getEffective(let resolution)):
+                    #expect(resolution.found == nil)
+                case .failure(let error):
+                    #expect(error.code == .notFound)
+                default:
+                    Issue.record("unexpected reply \(reply)")
+                }
+            }
+        }
+        #expect(daemon.store.loadedDomainCount == before)
+    }
+
     @Test("a request id of 2^64 or more is refused, never answered with its low 64 bits")
     func wideRequestID() async throws {
         let daemon = try await TestDaemon()
