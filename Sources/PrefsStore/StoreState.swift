@@ -133,7 +133,8 @@ struct StoreState {
         for (key, value) in changes {
             let serial = domains[slot].nextSerial
             domains[slot].nextSerial &+= 1
-            domains[slot].pending[PlistKey(key)] = DomainState.PendingChange(value: value, serial: serial, origin: origin)
+            domains[slot].pending[PlistKey(key)] = DomainState.PendingChange(
+                value: value, serial: serial, origin: origin)
             let old = domains[slot].values.updateValue(forKey: key, to: value)
             if old != value { recordChange(slot: slot, key: key, old: old, new: value, origin: origin) }
         }
