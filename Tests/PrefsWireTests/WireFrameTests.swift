@@ -1,8 +1,8 @@
 import PrefsPlist
+import PrefsWire
 import Testing
 
 @testable import PrefsTestSupport
-import PrefsWire
 
 /// Framing: the length prefix, the incremental decoder on any chunking, and hostile byte streams.
 @Suite struct WireFrameTests {
