@@ -131,6 +131,10 @@ let package = Package(
             path: "Tests/Fixtures/PrefsSystemdFixture"
         ),
         .executableTarget(
+            name: "FoundationDefaultsFixture",
+            path: "Tests/Fixtures/FoundationDefaultsFixture"
+        ),
+        .executableTarget(
             name: "PreferencesFixture",
             dependencies: ["Preferences"],
             path: "Tests/Fixtures/PreferencesFixture"
@@ -190,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DefaultsEndToEndTests",
-            dependencies: ["PrefsPlist", "PrefsTestSupport", "defaults"]
+            dependencies: ["PrefsPlist", "PrefsTestSupport", "defaults", "FoundationDefaultsFixture"]
         ),
     ],
     swiftLanguageModes: [.v6]

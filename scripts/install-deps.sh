@@ -2,7 +2,8 @@
 # Installs the Debian packages the build and the tests need, when they are missing. Idempotent.
 set -euo pipefail
 
-packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 util-linux valgrind binutils)
+# gnustep-base-runtime: GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt.
+packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 util-linux valgrind binutils gnustep-base-runtime)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dbus redis-server redis-tools)
 fi

@@ -155,6 +155,8 @@ struct CommandRunner: Sendable {
             throw DefaultsError(.unsupported, "defaults: watch needs the asynchronous runner")
         case .explain(let domain, let key, let suites):
             return try explain(key, domain: domain, suites: suites, host: host)
+        case .migrate(let sources, let domains, let overwrite, let dryRun):
+            return try migrate(from: sources, domains: domains, overwrite: overwrite, dryRun: dryRun, host: host)
         case .completion(let shell):
             try console.writeOutput(CompletionScript.text(for: shell))
         case .manualPage:

@@ -4,8 +4,8 @@ import PrefsStore
 /// What a command needs from its process: the variables that locate the preferences, the machine id, the working
 /// directory (for relative file paths) and the host name (for `-host`). Tests pass their own.
 struct DefaultsEnvironment: Sendable {
-    /// The variables `StorePaths` reads: `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`,
-    /// `PREFERENCES_DOMAINS_DIR`.
+    /// The variables `StorePaths` reads (`PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`,
+    /// `PREFERENCES_DOMAINS_DIR`), and `GNUSTEP_USER_DEFAULTS_DIR`, which `migrate` reads.
     var variables: [String: String]
     /// This machine's id, which names by-host files, or `nil` when `/etc/machine-id` is missing.
     var machineID: String?
@@ -17,6 +17,7 @@ struct DefaultsEnvironment: Sendable {
     /// The names of the variables kept in ``variables``.
     static let variableNames = [
         "PREFERENCES_HOME", "XDG_CONFIG_HOME", "HOME", "PREFERENCES_SYSTEM_DIR", "PREFERENCES_DOMAINS_DIR",
+        "GNUSTEP_USER_DEFAULTS_DIR",
     ]
 
     /// This process's environment.

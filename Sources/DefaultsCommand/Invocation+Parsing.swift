@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 
 extension Invocation {
@@ -131,6 +132,26 @@ extension Invocation {
             guard let key = reader.next() else { throw .usage("explain needs a domain and a key") }
             try reader.expectEnd()
             return .explain(domain, key: key, suites: suites)
+        case "migrate":
+            var sources = MigrationSource.Kind.allCases
+            var overwrite = false
+            var dryRun = false
+            while let option = reader.peek(), option.hasPrefix("-"), !option.hasPrefix("-g"), option != "-app" {
+                reader.cursor += 1
+                switch option {
+                case "-from":
+                    guard let name = reader.next(), let kind = MigrationSource.Kind(rawValue: name) else {
+                        throw .usage("-from takes foundation or gnustep")
+                    }
+                    sources = [kind]
+                case "-overwrite": overwrite = true
+                case "-dry-run": dryRun = true
+                default: throw .usage("migrate does not know the option \(option)")
+                }
+            }
+            var domains: [DomainSelector] = []
+            while !reader.isAtEnd { domains.append(try reader.domain()) }
+            return .migrate(sources: sources, domains: domains, overwrite: overwrite, dryRun: dryRun)
         case "completion":
             guard let name = reader.next(), let shell = Shell(rawValue: name) else {
                 throw .usage("completion takes bash, zsh or fish")

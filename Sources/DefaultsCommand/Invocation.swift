@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 
 /// A parsed command line: the host option and the command with its arguments.
@@ -34,6 +35,8 @@ package struct Invocation: Sendable, Equatable {
         case watch(DomainSelector?, key: String?)
         /// `explain [-suite <domain>]... <domain> <key>`.
         case explain(DomainSelector, key: String, suites: [DomainSelector])
+        /// `migrate [-from foundation|gnustep] [-overwrite] [-dry-run] [<domain>...]`; `sources` in the order read.
+        case migrate(sources: [MigrationSource.Kind], domains: [DomainSelector], overwrite: Bool, dryRun: Bool)
         /// `completion <shell>`.
         case completion(Shell)
         /// `man`.

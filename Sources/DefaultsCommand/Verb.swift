@@ -218,6 +218,30 @@ struct Verb: Sendable {
             ],
             isExtension: true),
         Verb(
+            "migrate",
+            forms: [
+                Form(
+                    "migrate [-from foundation | gnustep] [-overwrite] [-dry-run] [<domain>...]",
+                    "adopts settings Foundation or GNUstep apps wrote", isExtension: true)
+            ],
+            options: [
+                Option(name: "-from", values: ["foundation", "gnustep"]), Option(name: "-overwrite", values: []),
+                Option(name: "-dry-run", values: []),
+            ],
+            slots: [.domain],
+            manual: [
+                "Imports the settings that apps on Foundation's UserDefaults ($XDG_CONFIG_HOME/<domain>.plist, "
+                    + "~/.config by default) or GNUstep ($GNUSTEP_USER_DEFAULTS_DIR, else ~/GNUstep/Defaults) wrote, "
+                    + "for the domains named, or for every domain such a file exists for; NSGlobalDomain.plist is the "
+                    + "global domain. Without -from, Foundation's files are read first, then GNUstep's.",
+                "Each domain is one atomic change: keys it lacks are taken, keys already set here are kept (-overwrite "
+                    + "replaces them), nothing is removed, and the other program's files are left untouched. Prints "
+                    + "one line per domain saying what it took, replaced and kept; -dry-run prints the same and "
+                    + "changes nothing. Each adoption is recorded in the domain preferences.migrations. Exits with "
+                    + "status 1 when a file could not be read or a domain could not be written.",
+            ],
+            isExtension: true),
+        Verb(
             "completion",
             forms: [Form("completion (bash | zsh | fish)", "prints a shell completion script", isExtension: true)],
             slots: [.shell],

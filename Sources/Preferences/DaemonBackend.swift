@@ -207,6 +207,30 @@ final class DaemonBackend: PreferencesBackend {
         }
     }
 
+    func adopt(_ values: PlistDictionary, into domain: DomainID) throws(PrefsAccessError) -> MigrationPlan {
+        try checkWritable(domain)
+        prepare(SearchList(domain: domain.name, includesByHost: domain.scope == .byHost, includesGlobal: false))
+        let ((plan, adopted), version) = try access.update(domain) { current in
+            let plan = MigrationPlan(source: values, current: current, overwrite: false)
+            plan.apply(values, to: &current)
+            return (plan, current)
+        }
+        if plan.changesDomain {
+            try applyLocally { () throws(PrefsStoreError) in
+                try engine.applyAcknowledgedReplacement(adopted, of: domain, version: version)
+            }
+        }
+        return plan
+    }
+
+    func hasMigrated(_ domain: DomainName, from kind: MigrationSource.Kind) throws(PrefsAccessError) -> Bool {
+        try access.hasMigrated(domain, from: kind)
+    }
+
+    func recordMigration(of domain: DomainName, from kind: MigrationSource.Kind) throws(PrefsAccessError) {
+        try access.recordMigrations([(domain, kind)])
+    }
+
     func resolve(_ key: String, in searchList: SearchList) -> Resolution {
         prepare(searchList)
         var resolution = engine.resolve(key, in: searchList)

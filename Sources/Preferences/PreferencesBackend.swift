@@ -46,6 +46,20 @@ package protocol PreferencesBackend: AnyObject, Sendable, CustomStringConvertibl
     /// - Throws: ``PrefsAccessError`` for the first domain that could not be written.
     func synchronize() throws(PrefsAccessError)
 
+    /// Adopts another program's values for a writable domain as one atomic change (keys set here are kept), and
+    /// makes the result visible in ``engine`` at once.
+    /// - Returns: What was taken and kept.
+    /// - Throws: ``PrefsAccessError`` when the domain cannot be read or written; nothing changes then.
+    func adopt(_ values: PlistDictionary, into domain: DomainID) throws(PrefsAccessError) -> MigrationPlan
+
+    /// Whether a domain was adopted from a source before (`preferences.migrations`).
+    /// - Throws: ``PrefsAccessError`` when the record cannot be read.
+    func hasMigrated(_ domain: DomainName, from kind: MigrationSource.Kind) throws(PrefsAccessError) -> Bool
+
+    /// Records that a domain was adopted from a source.
+    /// - Throws: ``PrefsAccessError`` when the record cannot be written.
+    func recordMigration(of domain: DomainName, from kind: MigrationSource.Kind) throws(PrefsAccessError)
+
     /// Makes the domains of a search list available in ``engine`` before a view of it is made (the daemon backend
     /// fills its cache from the daemon); the engine on files needs nothing.
     func prepare(_ searchList: SearchList)

@@ -13,7 +13,7 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case storeUnavailable, corrupt, readOnly, limitExceeded, invalidName, invalidValue, typeMismatch
-            case invalidArgument, conflict, outcomeUnknown
+            case invalidArgument, conflict, outcomeUnknown, migrated
         }
         private let base: Base
 
@@ -44,6 +44,11 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
         /// or may not have been applied. It is never retried on its own, so that an increment cannot count twice;
         /// read the key again to learn what happened.
         public static let outcomeUnknown = Code(base: .outcomeUnknown)
+
+        /// Not a failure: the settings another program wrote for the domain were adopted, once
+        /// (``Preferences/init(domain:suites:migratingFrom:storage:)``); the message says what was taken and kept.
+        /// Only the diagnostics handler receives it.
+        public static let migrated = Code(base: .migrated)
 
         public var description: String { base.rawValue }
     }

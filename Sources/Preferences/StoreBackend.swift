@@ -43,6 +43,18 @@ final class StoreBackend: PreferencesBackend {
         engine.resolve(key, in: searchList)
     }
 
+    func adopt(_ values: PlistDictionary, into domain: DomainID) throws(PrefsAccessError) -> MigrationPlan {
+        try access.migrate(values, into: domain, overwrite: false, dryRun: false)
+    }
+
+    func hasMigrated(_ domain: DomainName, from kind: MigrationSource.Kind) throws(PrefsAccessError) -> Bool {
+        try access.hasMigrated(domain, from: kind)
+    }
+
+    func recordMigration(of domain: DomainName, from kind: MigrationSource.Kind) throws(PrefsAccessError) {
+        try access.recordMigrations([(domain, kind)])
+    }
+
     func synchronize() throws(PrefsAccessError) {
         try access.synchronize()
     }

@@ -422,6 +422,33 @@ package enum POSIX {
         throw SystemCallError(followsSymbolicLinks ? "stat" : "lstat", path: path, errno: code)
     }
 
+    /// The names in a directory, without `.` and `..`; empty when the directory does not exist.
+    /// - Parameter path: The directory.
+    /// - Throws: ``SystemCallError`` for `opendir` naming the path (`EACCES`, `ELOOP`, …).
+    package static func directoryEntries(_ path: String) throws(SystemCallError) -> [String] {
+        guard let directory = opendir(path) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return [] }
+            throw SystemCallError("opendir", path: path, errno: code)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Seconds since 1970-01-01 UTC, from the real-time clock.
+    package static func currentTimeSince1970() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     /// Whether a path names an existing directory (following symbolic links, as a path lookup does).
     /// - Parameter path: The path.
     package static func isDirectory(_ path: String) -> Bool {

@@ -31,6 +31,9 @@ package struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertib
     /// Whether this is ``POSIX/tooLarge(_:maxBytes:)``: an input larger than its reader accepts.
     package var isTooLarge: Bool { call == "read" && errno == EFBIG }
 
+    /// Whether the call failed because the path names nothing (`ENOENT`).
+    package var isNotFound: Bool { errno == ENOENT }
+
     /// `rename(/path): No space left on device`, or `pthread_create: Resource temporarily unavailable`.
     package var description: String {
         guard let path else { return "\(call): \(reason)" }

@@ -162,20 +162,7 @@ enum FileSystem {
 
     /// The names in a directory, without `.` and `..`; empty when the directory does not exist.
     static func directoryEntries(_ path: String) throws(SystemCallError) -> [String] {
-        guard let directory = opendir(path) else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return [] }
-            throw failure("opendir", path, code)
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        try POSIX.directoryEntries(path)
     }
 
     // MARK: Locks
@@ -303,9 +290,7 @@ enum FileSystem {
 
     /// Seconds since 1970-01-01 UTC.
     static func currentTimeSince1970() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        POSIX.currentTimeSince1970()
     }
 
     /// Sleeps the calling thread (`PrefsPOSIX`'s sleep, under the name the store's files call).

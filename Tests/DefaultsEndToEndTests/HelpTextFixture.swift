@@ -52,6 +52,8 @@ let helpText = """
       watch [<domain> [<key>]]             prints each change as it happens
       explain [-suite <domain>]... <domain> <key>
                                            shows where the value comes from
+      migrate [-from foundation | gnustep] [-overwrite] [-dry-run] [<domain>...]
+                                           adopts settings Foundation or GNUstep apps wrote
       completion (bash | zsh | fish)       prints a shell completion script
       man                                  prints this manual page (roff)
       -keypath <key path>                  in place of <key> for read, read-type, write, delete:

@@ -28,6 +28,11 @@ public struct BuiltProduct: Sendable {
         path = directory.appendingPathComponent(name).path
     }
 
+    /// Any executable, by its path (a system program the tests compare with).
+    public init(path: String) {
+        self.path = path
+    }
+
     /// Runs the product and waits for it.
     /// - Parameters:
     ///   - arguments: The command-line arguments.

@@ -1,0 +1,96 @@
+import PrefsAccess
+import PrefsPlist
+import PrefsStore
+
+extension CommandRunner {
+    /// `migrate`: adopts the settings Foundation or GNUstep apps wrote, one atomic change per domain, and prints what
+    /// each domain took, replaced and kept.
+    /// - Returns: 0, or 1 when a file could not be read or a domain could not be written (the others are still done).
+    func migrate(
+        from kinds: [MigrationSource.Kind], domains selectors: [DomainSelector], overwrite: Bool, dryRun: Bool,
+        host: HostSelector
+    ) throws(DefaultsError) -> Int32 {
+        var named: [DomainName] = []
+        for selector in selectors {
+            switch selector {
+            case .global: named.append(.global)
+            case .name(let text): named.append(try DomainTarget.domainName(text))
+            case .path(let text), .application(let text):
+                throw .usage("migrate takes domain names, not \(text)")
+            }
+        }
+        let sources = kinds.compactMap { MigrationSource.located($0, environment: environment.variables) }
+        guard !sources.isEmpty else {
+            throw DefaultsError(.invalidArgument, "defaults: no home directory: set HOME to find other apps' settings")
+        }
+        let paths = environment.userPaths(machineID: try environment.machineID(for: host))
+        let scope: DomainScope = host == .any ? .user : .byHost
+        return try withStorage(paths) { storage throws(DefaultsError) -> Int32 in
+            var failed = false
+            var found = false
+            var adopted: [(domain: DomainName, kind: MigrationSource.Kind)] = []
+            for source in sources {
+                var domains = named
+                if named.isEmpty {
+                    do throws(PrefsAccessError) {
+                        let listing = try source.domains()
+                        domains = listing.domains
+                        for file in listing.skipped {
+                            console.writeError("defaults: skipped \(source.directory)/\(file): not a domain name\n")
+                        }
+                    } catch {
+                        console.writeError("defaults: \(error.message)\n")
+                        failed = true
+                        continue
+                    }
+                }
+                for domain in domains {
+                    let plan: MigrationPlan
+                    do throws(PrefsAccessError) {
+                        guard let values = try source.values(of: domain) else { continue }
+                        found = true
+                        plan = try storage.migrate(
+                            values, into: DomainID(domain, scope: scope), overwrite: overwrite, dryRun: dryRun)
+                    } catch {
+                        console.writeError(
+                            "defaults: \(domain.rawValue) from \(source.kind.rawValue): \(error.message)\n")
+                        failed = true
+                        continue
+                    }
+                    try console.writeOutput(Self.describe(plan, of: domain, from: source, dryRun: dryRun) + "\n")
+                    if !dryRun { adopted.append((domain, source.kind)) }
+                }
+            }
+            if !found && !failed {
+                let places = sources.map(\.directory).joined(separator: " or ")
+                let what =
+                    named.isEmpty ? "no settings" : "no settings for " + named.map(\.rawValue).joined(separator: ", ")
+                console.writeError("defaults: \(what) in \(places)\n")
+                return named.isEmpty ? 0 : 1
+            }
+            if !adopted.isEmpty {
+                try checked { try storage.recordMigrations(adopted) }
+                try synchronize(storage, failure: "Could not write the adopted settings; exiting")
+            }
+            return failed ? 1 : 0
+        }
+    }
+
+    /// `com.example.App from foundation (/home/ada/.config/com.example.App.plist): took Count, Theme; kept Mode
+    /// (set here; -overwrite replaces it)`.
+    static func describe(
+        _ plan: MigrationPlan, of domain: DomainName, from source: MigrationSource, dryRun: Bool
+    ) -> String {
+        func list(_ keys: [PlistKey]) -> String { keys.map(\.string).joined(separator: ", ") }
+        var parts: [String] = []
+        if !plan.taken.isEmpty { parts.append((dryRun ? "would take " : "took ") + list(plan.taken)) }
+        if !plan.replaced.isEmpty { parts.append((dryRun ? "would replace " : "replaced ") + list(plan.replaced)) }
+        if !plan.kept.isEmpty {
+            parts.append((dryRun ? "would keep " : "kept ") + list(plan.kept) + " (set here; -overwrite replaces it)")
+        }
+        if !plan.unchanged.isEmpty { parts.append("\(plan.unchanged.count) already the same") }
+        if parts.isEmpty { parts.append("no keys") }
+        return "\(domain.rawValue) from \(source.kind.rawValue) (\(source.path(of: domain))): "
+            + parts.joined(separator: "; ")
+    }
+}
