@@ -87,6 +87,7 @@ class AsyncClientTests(DaemonTestCase):
                 await client.set(DOMAIN, "KBefore", 1)
                 while len(seen) < 2:
                     await asyncio.sleep(0.01)
+                await client.synchronize()  # on disk before the SIGKILL
                 await asyncio.get_running_loop().run_in_executor(None, self.home.kill)
                 await asyncio.sleep(0.2)
                 await asyncio.get_running_loop().run_in_executor(None, self.home.start)

@@ -61,7 +61,7 @@ class RefusalTests(DaemonTestCase):
         for value in (None, float("nan"), float("inf"), 2**64, -(2**63) - 1, {1: "x"}, object(), {"a": {3}}):
             with self.subTest(value=value), self.assertRaises(prefsd.InvalidValue):
                 self.client.set(DOMAIN, "k", value)
-        deep = []
+        deep = 0
         for _ in range(65):
             deep = [deep]
         with self.assertRaises(prefsd.LimitExceeded) as caught:
@@ -72,13 +72,14 @@ class RefusalTests(DaemonTestCase):
 
 
 class FrameLimitTests(DaemonTestCase):
-    settings = {"MaxFrameBytes": 65536}
+    # prefsd keeps MaxFrameBytes at least MaxDomainBytes + 64 KiB, so that any domain fits in a reply.
+    settings = {"MaxFrameBytes": 81920, "MaxDomainBytes": 16384}
 
     def test_client_refuses_a_frame_over_the_limit_before_sending(self):
         with prefsd.Client(self.home.socket_path, timeout=10) as client:
-            self.assertEqual(client.limits.maxFrameBytes, 65536)
+            self.assertEqual(client.limits.maxFrameBytes, 81920)
             with self.assertRaises(prefsd.LimitExceeded) as caught:
-                client.set(DOMAIN, "big", b"x" * 70000)
+                client.set(DOMAIN, "big", b"x" * 90000)
             self.assertEqual(caught.exception.limit, "maxFrameBytes")
             self.assertTrue(caught.exception.client_side)
             client.set(DOMAIN, "small", b"x" * 1000)  # the connection is unaffected
@@ -89,7 +90,7 @@ class FrameLimitTests(DaemonTestCase):
             raw.settimeout(10)
             raw.connect(self.home.socket_path)
             raw.sendall(encode_frame({"id": 1, "op": "hello", "version": 1}))
-            raw.sendall(struct.pack(">I", 65537))  # the length alone is refused, before any payload
+            raw.sendall(struct.pack(">I", 81921))  # the length alone is refused, before any payload
             decoder = FrameDecoder(Limits())
             messages = []
             while True:
@@ -106,14 +107,14 @@ class FrameLimitTests(DaemonTestCase):
         self.assertIsInstance(error, prefsd.LimitExceeded)
         self.assertEqual(error.limit, "maxFrameBytes")
 
-    def test_a_client_whose_reply_would_be_too_large(self):
+    def test_the_daemon_refuses_a_domain_over_its_size_limit(self):
         with prefsd.Client(self.home.socket_path, timeout=10) as client:
-            for index in range(3):
-                client.set(DOMAIN, f"part{index}", b"y" * 30000)
+            client.set(DOMAIN, "part0", b"y" * 10000)
             with self.assertRaises(prefsd.LimitExceeded) as caught:
-                client.read_domain(DOMAIN)
-            self.assertEqual(caught.exception.limit, "maxFrameBytes")
+                client.set(DOMAIN, "part1", b"y" * 10000)
+            self.assertIn("maxDomainBytes", caught.exception.message)
             self.assertFalse(caught.exception.client_side)
+            self.assertEqual(client.read_domain(DOMAIN).values, {"part0": b"y" * 10000})
 
 
 class FakeDaemon:
@@ -143,7 +144,6 @@ class FakeDaemon:
                     return
                 decoder.feed(data)
             connection.sendall(self.after_hello)
-            connection.recv(1)
 
     def close(self) -> None:
         self.listener.close()
@@ -225,7 +225,7 @@ class DecoderTests(unittest.TestCase):
 
     def test_depth_and_object_limits_on_receive(self):
         limits = Limits(maxDepth=2, maxFrameObjects=50)
-        deep = {"a": [[[[1]]]]}
+        deep = {"a": [[[[[1]]]]]}  # 6 levels: beyond maxDepth 2 + 3 for the message
         decoder = FrameDecoder(limits)
         decoder.feed(encode_frame(deep))
         with self.assertRaisesRegex(prefsd.ProtocolViolation, "nests deeper"):

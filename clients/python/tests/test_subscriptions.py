@@ -176,11 +176,14 @@ class SubscriptionTests(DaemonTestCase):
         subscription = watcher.subscribe(DOMAIN)
         next_event(subscription)
         with prefsd.Client(home.socket_path, timeout=10) as writer:
-            for index in range(200):  # distinct keys cannot be coalesced: the queue overflows
-                writer.set(DOMAIN, f"key{index}", index)
+            # Changes of distinct keys cannot be coalesced; with 4 KiB each, the socket's buffers fill while the
+            # watcher does not read, and prefsd's queue of 16 overflows into a resync.
+            for index in range(400):
+                writer.set(DOMAIN, f"key{index}", bytes(4096) + index.to_bytes(2, "big"))
+        expected = {f"key{index}": bytes(4096) + index.to_bytes(2, "big") for index in range(400)}
         deadline = time.monotonic() + WAIT
         kinds = set()
-        while subscription.values != {f"key{index}": index for index in range(200)}:
+        while subscription.values != expected:
             self.assertLess(time.monotonic(), deadline, "the values did not converge")
             kinds.add(type(next_event(subscription)).__name__)
         self.assertIn("Resync", kinds)
