@@ -294,6 +294,10 @@ class Fields:
         value = self._take(name, required)
         return None if value is None else from_wire_value(value)
 
+    def has(self, name: str) -> bool:
+        """Whether the field is present."""
+        return name in self._dictionary
+
     def sub(self, name: str) -> "Fields":
         return Fields(self.dictionary(name), self._where(name))
 
@@ -407,7 +411,7 @@ def read_result(op: str, fields: Fields) -> Any:
         result = None
     elif op == "getEffective":
         value = fields.value("value", required=False)
-        source = read_source(fields.sub("source")) if "source" in fields._dictionary else None
+        source = read_source(fields.sub("source")) if fields.has("source") else None
         if (value is None) != (source is None):
             raise ProtocolViolation("message from prefsd: getEffective's `value` and `source` come together")
         shadowed = []
