@@ -28,11 +28,13 @@ install: deps
 
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
+# Then the Python client package is installed into a fresh virtual environment and tested against the built prefsd.
 # Then every fuzz harness runs briefly, so that one that no longer builds or fails at once is caught.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
+	@clients/python/run-tests.sh "$$($(SWIFT) build --show-bin-path)"
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when they are missing. Idempotent.
+# python3-venv and python3-wheel-whl let clients/python/run-tests.sh build and install the Python client offline.
 set -euo pipefail
 
 # gnustep-base-runtime: GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt.
-packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 util-linux valgrind binutils gnustep-base-runtime)
+packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 python3-venv python3-wheel-whl util-linux valgrind binutils
+    gnustep-base-runtime)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dbus redis-server redis-tools)
 fi

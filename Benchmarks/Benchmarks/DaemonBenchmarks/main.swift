@@ -17,6 +17,13 @@ if arguments.first == "--subscriber", arguments.count == 3, let count = Int(argu
     exit(0)
 }
 
+if arguments.first == "--fanout", arguments.count == 4, let connections = Int(arguments[2]),
+    let events = Int(arguments[3])
+{
+    try FanOutLatency.receiver(socket: arguments[1], connections: connections, events: events)
+    exit(0)
+}
+
 func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
@@ -145,6 +152,10 @@ func which(_ name: String) -> String? {
 
 // MARK: - prefsd
 
+// Room for the fan-out measurement's 1,000 subscribers (the default table holds 256 connections).
+try FileManager.default.createDirectory(atPath: work + "/prefs", withIntermediateDirectories: true)
+try Data(try PlistSerialization.encode(.dictionary(["MaxConnections": 1100]), format: .xml))
+    .write(to: URL(fileURLWithPath: work + "/prefs/prefsd.plist"))
 let daemon = try start(prefsd, [], output: work + "/prefsd.log")
 try waitForSocket(socketPath)
 let domain = WireDomain("org.preferences.bench")
@@ -177,6 +188,8 @@ for (name, frame) in [("get", get), ("set", set)] {
     }
 }
 let latencies = try NotificationLatency.measure(socket: socketPath, count: 2000, interval: .microseconds(500))
+let fanOut = try FanOutLatency.measure(
+    socket: socketPath, subscribers: 1000, processes: 4, events: 100, interval: .milliseconds(20))
 
 // defaults read through the daemon (the value set above), against dconf read: with hyperfine when it is installed
 // (as Benchmarks/cli-defaults.sh measures), else with posix_spawn here; medians.
@@ -246,6 +259,11 @@ print(
     String(
         format: "notification latency, set in one process → event in another (%d events): p50 %.3f ms, p99 %.3f ms",
         latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99)))
+print(
+    String(
+        format: "fan-out, one set → 1,000 subscribers (4 processes, %d events each): p50 %.3f ms, p99 %.3f ms, "
+            + "max %.3f ms",
+        fanOut.count / 1000, percentile(fanOut, 0.5), percentile(fanOut, 0.99), fanOut.max() ?? 0))
 if let defaultsRead {
     print(
         "defaults read through prefsd (\(defaults)): \(String(format: "%.2f", defaultsRead)) ms (\(readTool))"
