@@ -41,12 +41,17 @@ enum FanOutLatency {
             let count = poll(&watched, nfds_t(watched.count), 30_000)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw BenchmarkError("no event for 30 s (\(complete) connections complete)") }
+            // Every ready connection is read (and its arrival noted) before any frame is decoded, so that decoding
+            // one subscriber's event does not delay the next one's arrival.
+            var arrivals: [(descriptor: Int32, bytes: [UInt8], arrived: Int64)] = []
             for index in watched.indices where watched[index].revents != 0 {
                 let descriptor = watched[index].fd
                 let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                let arrived = NotificationLatency.now()
                 guard read > 0 else { throw BenchmarkError("prefsd closed a subscriber's connection") }
-                try decoders[descriptor]!.append(Array(buffer[0..<read]))
+                arrivals.append((descriptor, Array(buffer[0..<read]), NotificationLatency.now()))
+            }
+            for (descriptor, bytes, arrived) in arrivals {
+                try decoders[descriptor]!.append(bytes)
                 while let frame = try decoders[descriptor]!.nextFrame() {
                     guard case .event(let event) = try WireServerMessage(dictionary: frame) else { continue }
                     let changes: [WireChange]
@@ -94,7 +99,9 @@ enum FanOutLatency {
         let client = try PrefsBlockingClient(socketPath: socket, clientName: "fan-out setter")
         for _ in 0..<events {
             _ = try client.send(
-                .set(domain, key: "sent", value: .integer(PlistInteger(NotificationLatency.now())), expectedVersion: nil))
+                .set(
+                    domain, key: "sent", value: .integer(PlistInteger(NotificationLatency.now())), expectedVersion: nil)
+            )
             Thread.sleep(
                 forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
         }

@@ -170,6 +170,21 @@ try LoadGenerator.writeAll(
 try counter.read(setup, frames: 1)
 close(setup)
 
+// `--fanout-only`: the fan-out measurement alone, repeated (for profiling prefsd while it runs).
+if arguments.contains("--fanout-only") {
+    for _ in 0..<Int(seconds) {
+        let fanOut = try FanOutLatency.measure(
+            socket: socketPath, subscribers: 1000, processes: 4, events: 100, interval: .milliseconds(20))
+        print(
+            String(
+                format: "fan-out, one set → 1,000 subscribers: p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+                percentile(fanOut, 0.5), percentile(fanOut, 0.99), fanOut.max() ?? 0))
+    }
+    daemon.terminate()
+    daemon.waitUntilExit()
+    exit(0)
+}
+
 let get = try WireFrame.encode(WireRequest(id: 2, .get(domain, key: "key")).dictionary)
 let set = try WireFrame.encode(
     WireRequest(id: 3, .set(domain, key: "key", value: "value", expectedVersion: nil)).dictionary)
