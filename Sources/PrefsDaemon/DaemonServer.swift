@@ -95,10 +95,26 @@ public final class DaemonServer: Service, Sendable {
     /// (the connection count and the budget of incomplete frames at once), the idle exit delay at the next check.
     /// - Parameter settings: The new settings, already checked.
     public func apply(_ settings: DaemonSettings) {
+        ensureDescriptors(for: settings.limits)
         shared.policy = ConnectionPolicy(
             limits: settings.limits, idleTimeout: settings.idleTimeout, frameTimeout: settings.frameTimeout)
         state.withLock { $0.idleExitDelay = settings.idleExitDelay }
     }
+
+    /// Raises the descriptor limit to hold `maxConnections` connections besides the daemon's own descriptors (the
+    /// listener, inotify, journald, files being written), and says so when the hard limit does not allow it.
+    private func ensureDescriptors(for limits: WireLimits) {
+        let needed = limits.maxConnections + Self.reservedDescriptors
+        let available = DaemonSystem.raiseDescriptorLimit(toCover: needed)
+        if available < needed {
+            logger.warning(
+                "the descriptor limit (\(available)) is below the \(needed) that maxConnections (\(limits.maxConnections)) needs; raise LimitNOFILE= or lower MaxConnections"
+            )
+        }
+    }
+
+    /// Descriptors kept for the daemon's own use besides its connections.
+    static let reservedDescriptors = 64
 
     /// The path clients connect to: the activated socket's, or the configured one.
     public var socketPath: String { activatedSocket?.path ?? configuration.socketPath }
@@ -125,6 +141,7 @@ public final class DaemonServer: Service, Sendable {
     /// Binds or adopts the socket and starts accepting connections.
     /// - Throws: ``PrefsDaemonError`` when the socket cannot be bound or adopted.
     public func start() async throws {
+        ensureDescriptors(for: configuration.limits)
         if let activatedSocket {
             state.withLock { $0.listeningDescriptor = activatedSocket.descriptor }
             try await listen(adopting: activatedSocket.descriptor)

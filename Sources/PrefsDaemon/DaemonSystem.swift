@@ -14,6 +14,25 @@ import PrefsPOSIX
 enum DaemonSystem {
     typealias SystemCallError = PrefsDaemonError.SystemCallError
 
+    /// Raises the soft limit on open descriptors, up to the hard limit, so that it covers `needed`.
+    ///
+    /// systemd starts services with a soft limit of 1,024 and a much higher hard limit, and expects a program that
+    /// needs more, and uses no `select()` (NIO uses epoll), to raise the soft limit itself.
+    /// - Returns: The soft limit in force afterwards.
+    @discardableResult
+    static func raiseDescriptorLimit(toCover needed: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return needed }
+        // RLIM_INFINITY is all ones, the largest value: comparisons and `min` treat it as unlimited.
+        let wanted = rlim_t(needed)
+        guard limit.rlim_cur < wanted else { return Int(clamping: limit.rlim_cur) }
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// Sets the file-creation mask and returns the previous one.
     @discardableResult
     static func setFileCreationMask(_ mask: UInt32) -> UInt32 {

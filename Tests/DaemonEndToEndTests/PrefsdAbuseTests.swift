@@ -136,6 +136,29 @@ struct PrefsdAbuseTests {
         #expect(daemon.finish() == 0)
     }
 
+    @Test(
+        "prefsd raises its soft descriptor limit to hold MaxConnections, up to the hard limit, and says when it cannot",
+        arguments: [(4096, 1064, false), (500, 500, true)])
+    func descriptorLimitCoversTheTable(hard: Int, expectedSoft: Int, warns: Bool) throws {
+        let home = try DaemonHome(settings: ["MaxConnections": 1000])
+        // The soft limit systemd gives a service is low (1,024); here lower still, under a higher hard limit.
+        let limited = """
+            import os, resource, sys
+            resource.setrlimit(resource.RLIMIT_NOFILE, (100, \(hard)))
+            os.execv(sys.argv[1], sys.argv[1:])
+            """
+        let daemon = try DaemonProcess(
+            home, executable: "/usr/bin/python3", arguments: ["-c", limited, DaemonProcess.prefsd])
+        try daemon.waitUntilServing(home)
+        let limits = try String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers == [expectedSoft, hard], "\(line)")
+        #expect(daemon.standardError.contains("raise LimitNOFILE= or lower MaxConnections") == warns)
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
     @Test("out of descriptors, prefsd pauses accepting instead of spinning, logs it once, and recovers")
     func descriptorExhaustion() throws {
         let home = try DaemonHome(settings: ["MaxConnections": 1000])
