@@ -71,6 +71,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var subscriptions: [UInt64: ActiveSubscription] = [:]
     private var nextSubscriptionID: UInt64 = 1
     private var eventQueue: WireEventQueue
+    /// Whether events were written straight to the outbound buffer (``deliver(_:subscription:origin:context:)``)
+    /// and wait for the flush at the end of ``writeEvents(context:)``.
+    private var pendingEventFlush = false
     private var context: ChannelHandlerContext?
 
     init(
@@ -444,7 +447,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Queues a batch of store events for a subscription and writes what the peer can take.
+    /// Sends a batch of store events for a subscription, or queues what the peer cannot take yet.
     private func receive(_ events: [ChangeEvent], subscription id: UInt64, generation: UInt64) {
         guard let context, !isClosing, let subscription = subscriptions[id], subscription.generation == generation
         else { return }
@@ -452,7 +455,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
         var batchOrigin: ChangeOrigin?
         for event in events where subscription.filter.keys.matches(event.key) {
             if let batchOrigin, batchOrigin != event.origin {
-                eventQueue.enqueue(subscription: id, changes: changes, origin: WireOrigin(batchOrigin))
+                deliver(
+                    changes, subscription: id, filter: subscription.filter, origin: WireOrigin(batchOrigin),
+                    context: context)
                 changes = []
             }
             batchOrigin = event.origin
@@ -469,14 +474,50 @@ final class ConnectionHandler: ChannelDuplexHandler {
             )
         }
         if let batchOrigin, !changes.isEmpty {
-            eventQueue.enqueue(subscription: id, changes: changes, origin: WireOrigin(batchOrigin))
+            deliver(
+                changes, subscription: id, filter: subscription.filter, origin: WireOrigin(batchOrigin),
+                context: context)
         }
         writeEvents(context: context)
     }
 
+    /// Writes one operation's changes for a subscription at once when nothing waits in the queue and the peer
+    /// takes more (the usual case, and the cheap one: a change that a thousand clients watch is sent a thousand
+    /// times); otherwise queues them behind what waits, where they coalesce or overflow into a resync.
+    private func deliver(
+        _ changes: [WireChange], subscription id: UInt64, filter: WireSubscriptionFilter, origin: WireOrigin,
+        context: ChannelHandlerContext
+    ) {
+        guard eventQueue.isEmpty, context.channel.isWritable else {
+            eventQueue.enqueue(subscription: id, changes: changes, origin: origin)
+            return
+        }
+        // As the queue's dequeue does: a change that changes nothing is not sent.
+        let changed = changes.filter { $0.old != $0.new }
+        guard !changed.isEmpty else { return }
+        let event: WireEvent =
+            changed.count == 1
+            ? .change(subscription: id, changed[0], origin: origin)
+            : .batch(subscription: id, changed, origin: origin)
+        let maxFrameBytes = limits.maxFrameBytes
+        let key = EventFrameCache.Key(subscription: id, filter: filter, changes: changed)
+        if let payload = try? shared.eventFrames.payload(
+            for: key,
+            encode: { () throws(PrefsWireError) in
+                try WireFrame.encodePayload(event.dictionary, maxFrameBytes: maxFrameBytes)
+            }),
+            // Encoded for another connection, whose limit a reload may have left higher than this one's.
+            payload.count <= maxFrameBytes
+        {
+            append(payload, context: context)
+        }
+        pendingEventFlush = true
+    }
+
     /// Writes queued events while the peer takes them; a subscription that overflowed gets a fresh snapshot.
     private func writeEvents(context: ChannelHandlerContext) {
-        var wrote = false
+        var wrote = pendingEventFlush
+        pendingEventFlush = false
         while !isClosing, context.channel.isWritable, let item = eventQueue.dequeue() {
             switch item {
             case .event(let event):

@@ -5,7 +5,7 @@ import PrefsWire
 import Synchronization
 
 /// What every connection of one daemon shares: the store, the connection policy (limits and timeouts, replaced on
-/// a reload), the budget of incomplete frames, the thread pool for blocking requests.
+/// a reload), the budget of incomplete frames, the encoded events, the thread pool for blocking requests.
 final class DaemonShared: Sendable {
     let store: PreferencesStore
     let requests: StoreRequests
@@ -13,6 +13,8 @@ final class DaemonShared: Sendable {
     let logger: Logger
     let threadPool: NIOThreadPool
     let frameBudget: FrameBudget
+    /// Encoded events, shared by the connections that send the same one.
+    let eventFrames = EventFrameCache()
     private let currentPolicy: Mutex<ConnectionPolicy>
 
     init(

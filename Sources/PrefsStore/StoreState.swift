@@ -44,7 +44,17 @@ struct StoreState {
     /// The count of released views when their links were last dropped.
     var releasedViewsForgotten = 0
     var observers: [UInt64: Observer] = [:]
-    var observersByTarget: [ChangeFilter.Target: [UInt64]] = [:]
+    /// The observers of each target, with the key each one watches: a change is matched against these without
+    /// copying the observers themselves (a change to a domain that a thousand clients watch visits every entry).
+    var observersByTarget: [ChangeFilter.Target: [Watcher]] = [:]
+
+    /// An observer's identifier and the one key it watches (`nil`: every key).
+    struct Watcher {
+        let id: UInt64
+        let key: String?
+
+        func watches(_ changed: String) -> Bool { key.map { $0 == changed } ?? true }
+    }
     var nextObserverID: UInt64 = 1
     /// Events of the operation in progress, per observer; moved to ``deliveries`` when it ends.
     var batch: [UInt64: [ChangeEvent]] = [:]
@@ -443,12 +453,12 @@ struct StoreState {
     /// Counts a real change of one key, updates the views that include the domain, and queues events.
     mutating func recordChange(slot: Int, key: String, old: PlistValue?, new: PlistValue?, origin: ChangeOrigin) {
         domains[slot].sequence &+= 1
-        if !observers.isEmpty, let ids = observersByTarget[.domain(domains[slot].id)] {
+        if !observers.isEmpty, let watchers = observersByTarget[.domain(domains[slot].id)] {
             let event = ChangeEvent(
                 domain: domains[slot].id, key: key, oldValue: old, newValue: new, sequence: domains[slot].sequence,
                 origin: origin)
-            for id in ids where observers[id]?.filter.key.map({ $0 == key }) ?? true {
-                batch[id, default: []].append(event)
+            for watcher in watchers where watcher.watches(key) {
+                batch[watcher.id, default: []].append(event)
             }
         }
         let links = domains[slot].viewLinks
@@ -475,15 +485,15 @@ struct StoreState {
             }
         }
         guard let (old, version) = view.update(key: key, to: effective) else { return }
-        if !observers.isEmpty, let ids = observersByTarget[.effective(view.searchList)] {
+        if !observers.isEmpty, let watchers = observersByTarget[.effective(view.searchList)] {
             var event = ChangeEvent(
                 domain: DomainID(view.searchList.domain), key: key, oldValue: old, newValue: effective,
                 sequence: version, origin: origin)
             if case .domain(let index) = slots[changedPosition] {
                 event.layer = (domains[index].id, domains[index].sequence)
             }
-            for id in ids where observers[id]?.filter.key.map({ $0 == key }) ?? true {
-                batch[id, default: []].append(event)
+            for watcher in watchers where watcher.watches(key) {
+                batch[watcher.id, default: []].append(event)
             }
         }
     }

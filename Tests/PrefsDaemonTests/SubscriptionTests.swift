@@ -48,6 +48,65 @@ struct SubscriptionTests {
         #expect(changes.map(\.key).sorted() == ["Theme", "a"])
     }
 
+    @Test("one change watched by 40 connections with different filters and ids: each gets exactly its own event")
+    func fanOutEventsAreExactPerSubscription() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let writer = try daemon.connect()
+        _ = try writer.call(
+            .setMany(app, values: ["Theme": "light", "Width": 1], removeKeys: [], expectedVersion: nil))
+        // A key of the other app's own domain shadows Width for its effective subscribers.
+        _ = try writer.call(.set(WireDomain("com.example.other"), key: "Width", value: 9, expectedVersion: nil))
+        let other = WireSearchList(app: "com.example.other", suites: [app.name])
+        let filters: [WireSubscriptionFilter] = [
+            WireSubscriptionFilter(.domain(app)), WireSubscriptionFilter(.domain(app), keys: .key("Theme")),
+            WireSubscriptionFilter(.domain(app), keys: .prefix("Wi")),
+            WireSubscriptionFilter(.effective(WireSearchList(app: app.name))),
+            WireSubscriptionFilter(.effective(other)),
+        ]
+        // Every filter on 8 connections; on half of them a first, unrelated subscription makes the id 2, not 1.
+        var watchers: [(WireTestConnection, UInt64, WireSubscriptionFilter)] = []
+        for index in 0..<40 {
+            let connection = try daemon.connect()
+            if index % 2 == 1 {
+                _ = try subscribe(connection, WireSubscriptionFilter(.domain(WireDomain("com.example.unrelated"))))
+            }
+            let filter = filters[index % filters.count]
+            let (id, _) = try subscribe(connection, filter)
+            watchers.append((connection, id, filter))
+        }
+        _ = try writer.call(.setMany(app, values: ["Theme": "dark", "Width": 2], removeKeys: [], expectedVersion: nil))
+        let origin = WireOrigin(.client, pid: getpid(), uid: getuid())
+        let theme = WireChange(domain: app, key: "Theme", old: "light", new: "dark", sequence: 3)
+        let width = WireChange(domain: app, key: "Width", old: 1, new: 2, sequence: 4)
+        for (connection, id, filter) in watchers {
+            let event = try nextEvent(connection)
+            let expected: WireEvent =
+                switch (filter.target, filter.keys) {
+                case (.domain, .all), (.effective(WireSearchList(app: app.name)), _):
+                    .batch(subscription: id, [theme, width], origin: origin)
+                case (.domain, .key): .change(subscription: id, theme, origin: origin)
+                case (.domain, .prefix): .change(subscription: id, width, origin: origin)
+                default: .change(subscription: id, theme, origin: origin)
+                }
+            if case .effective = filter.target {
+                // Effective changes name the layer that moved them; compare what the subscriber reads from them.
+                switch (event, expected) {
+                case (.batch(let gotID, let got, _), .batch(_, let want, _)):
+                    #expect(gotID == id)
+                    #expect(got.map(\.key) == want.map(\.key) && got.map(\.new) == want.map(\.new), "\(filter)")
+                case (.change(let gotID, let got, _), .change(_, let want, _)):
+                    #expect(gotID == id)
+                    #expect(got.key == want.key && got.new == want.new, "\(filter)")
+                default:
+                    Issue.record("\(filter): got \(event), expected \(expected)")
+                }
+            } else {
+                #expect(event == expected, "\(filter)")
+            }
+        }
+    }
+
     @Test("key and prefix filters, effective subscriptions, and unsubscribe")
     func filters() async throws {
         let daemon = try await TestDaemon()

@@ -170,14 +170,17 @@ try LoadGenerator.writeAll(
 try counter.read(setup, frames: 1)
 close(setup)
 
-// `--fanout-only`: the fan-out measurement alone, repeated (for profiling prefsd while it runs).
+// `--fanout-only [--subscribers N] [--events N]`: the fan-out measurement alone, repeated `--seconds` times (for
+// profiling prefsd while it runs).
 if arguments.contains("--fanout-only") {
+    let subscribers = Int(option("--subscribers") ?? "1000") ?? 1000
+    let events = Int(option("--events") ?? "100") ?? 100
     for _ in 0..<Int(seconds) {
         let fanOut = try FanOutLatency.measure(
-            socket: socketPath, subscribers: 1000, processes: 4, events: 100, interval: .milliseconds(20))
+            socket: socketPath, subscribers: subscribers, processes: 4, events: events, interval: .milliseconds(20))
         print(
             String(
-                format: "fan-out, one set → 1,000 subscribers: p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+                format: "fan-out, one set → %d subscribers: p50 %.3f ms, p99 %.3f ms, max %.3f ms", subscribers,
                 percentile(fanOut, 0.5), percentile(fanOut, 0.99), fanOut.max() ?? 0))
     }
     daemon.terminate()

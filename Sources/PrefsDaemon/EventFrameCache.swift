@@ -1,0 +1,78 @@
+import PrefsWire
+import Synchronization
+
+/// Event payloads shared by the connections: one change sent to many subscribers is encoded once.
+///
+/// A subscription's identifier is its connection's own count, so the first subscription of every connection is
+/// number 1, and a change that a thousand clients watch becomes the same event on each of them. Events are known by a
+/// ``Key`` that names them exactly: the first and last change by domain and sequence number, how many, the
+/// subscription's identifier and filter. A domain's sequence numbers never repeat within a daemon, so those changes,
+/// and the old and new values the filter gives them (effective values for an effective filter), are always the same.
+/// Only events made straight from the store's changes are cached: coalescing in a connection's queue can give an
+/// event the same key and other contents (an older `old`).
+///
+/// The recent keys are searched in a short list rather than hashed: hashing the filter's strings would cost about
+/// what encoding the event does, while comparing keys stops at the first differing sequence number.
+final class EventFrameCache: Sendable {
+    /// An event's identity: see the type's discussion. The cheap fields come first, where `==` starts.
+    struct Key: Equatable, Sendable {
+        let lastSequence: UInt64
+        let firstSequence: UInt64
+        let count: Int
+        let subscription: UInt64
+        let firstDomain: WireDomain
+        let lastDomain: WireDomain
+        let filter: WireSubscriptionFilter
+
+        /// The key of an event made straight from the store's changes (never one from the queue).
+        init(subscription: UInt64, filter: WireSubscriptionFilter, changes: [WireChange]) {
+            self.subscription = subscription
+            self.filter = filter
+            firstDomain = changes.first?.domain ?? WireDomain("")
+            firstSequence = changes.first?.sequence ?? 0
+            lastDomain = changes.last?.domain ?? WireDomain("")
+            lastSequence = changes.last?.sequence ?? 0
+            count = changes.count
+        }
+    }
+
+    private struct Entries {
+        var keys: [Key] = []
+        var payloads: [[UInt8]] = []
+        /// Where the next entry goes once the list is full (the oldest one).
+        var next = 0
+    }
+
+    /// How many recent events are kept.
+    static let capacity = 16
+    private let entries = Mutex(Entries())
+
+    /// The payload of the event `key` names, encoded by `encode` unless it was encoded recently.
+    /// - Throws: What `encode` throws; a failure is not cached.
+    func payload(for key: Key, encode: () throws(PrefsWireError) -> [UInt8]) throws(PrefsWireError) -> [UInt8] {
+        let cached = entries.withLock { entries -> [UInt8]? in
+            // Newest first: the event being fanned out is usually the last one added.
+            var index = entries.next
+            for _ in 0..<entries.keys.count {
+                index = index == 0 ? entries.keys.count - 1 : index - 1
+                if entries.keys[index] == key { return entries.payloads[index] }
+            }
+            return nil
+        }
+        if let cached { return cached }
+        // Encoded outside the lock: two threads meeting the same new event may both encode it, harmlessly.
+        let payload = try encode()
+        entries.withLock { entries in
+            if entries.keys.count < Self.capacity {
+                entries.keys.append(key)
+                entries.payloads.append(payload)
+                entries.next = entries.keys.count % Self.capacity
+            } else {
+                entries.keys[entries.next] = key
+                entries.payloads[entries.next] = payload
+                entries.next = (entries.next + 1) % Self.capacity
+            }
+        }
+        return payload
+    }
+}
