@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIGURATION ?= release
 
-.PHONY: deps run demo test build install bench fuzz fuzz-smoke lint clean
+.PHONY: deps run demo test build install docs bench fuzz fuzz-smoke lint clean
 
 deps:
 	@scripts/install-deps.sh
@@ -34,6 +34,17 @@ test: deps
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
 	@$(MAKE) --no-print-directory fuzz-smoke
+
+# The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs
+# (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example with
+# `python3 -m http.server -d .build/docs`, and open /documentation/preferences/.
+DOCS_DIR ?= .build/docs
+
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
+		--target Preferences --target PrefsPlist --target PrefsStore \
+		--enable-experimental-combined-documentation --warnings-as-errors \
+		--transform-for-static-hosting --output-path $(DOCS_DIR)
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
 bench: deps
