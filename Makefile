@@ -28,11 +28,13 @@ install: deps
 
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
-# Then every fuzz harness runs briefly, so that one that no longer builds or fails at once is caught.
+# Then the documentation is built (a broken symbol link or any DocC warning fails), and every fuzz harness runs
+# briefly, so that one that no longer builds or fails at once is caught.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
+	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs

@@ -6,7 +6,7 @@ public import PrefsPlist
 ///
 /// `Bool`, every fixed-width integer type, `Double`, `Float`, `String`, `URL`, `Data`, `Date`, `PlistValue`, and
 /// arrays, `[String: …]` dictionaries and optionals of these conform. Any other `Codable` type can still be the
-/// value of a key: it is stored through ``PlistEncoder`` as a native dictionary or array.
+/// value of a key: it is stored through ``/PrefsPlist/PlistEncoder`` as a native dictionary or array.
 public protocol PreferenceValue: Codable, Sendable {
     /// Reads a stored value with this type's coercion rule; `nil` when it cannot be read as this type.
     /// - Parameter storedValue: The effective value found for the key.
