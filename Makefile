@@ -39,7 +39,7 @@ test: deps
 
 # The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs
 # (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example with
-# `python3 -m http.server -d .build/docs`, and open /documentation/preferences/.
+# `python3 -m http.server -d .build/docs`, and open /documentation/ (a page per module).
 DOCS_DIR ?= .build/docs
 
 docs: deps
