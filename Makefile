@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIGURATION ?= release
 
-.PHONY: deps run demo test build install bench fuzz fuzz-smoke lint clean
+.PHONY: deps run demo test build install docs bench fuzz fuzz-smoke lint clean
 
 deps:
 	@scripts/install-deps.sh
@@ -29,13 +29,26 @@ install: deps
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
 # Then the Python client package is installed into a fresh virtual environment and tested against the built prefsd.
-# Then every fuzz harness runs briefly, so that one that no longer builds or fails at once is caught.
+# Then the documentation is built (a broken symbol link or any DocC warning fails), and every fuzz harness runs
+# briefly, so that one that no longer builds or fails at once is caught.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
 	$(SWIFT) test --skip-build --filter AtomicUpdateTests
 	@clients/python/run-tests.sh "$$($(SWIFT) build --show-bin-path)"
+	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory fuzz-smoke
+
+# The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs
+# (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example with
+# `python3 -m http.server -d .build/docs`, and open /documentation/ (a page per module).
+DOCS_DIR ?= .build/docs
+
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
+		--target Preferences --target PrefsPlist --target PrefsStore \
+		--enable-experimental-combined-documentation --warnings-as-errors \
+		--transform-for-static-hosting --output-path $(DOCS_DIR)
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
 bench: deps

@@ -4,6 +4,7 @@ public import PrefsPlist
 // Foundation's value types stored natively, so that Codable models holding them are stored as plist dates, data
 // and strings (PlistEncoder and PlistDecoder look for this conformance at any depth).
 
+/// Stored by ``/PrefsPlist/PlistEncoder`` as a plist `date`, at any depth of a `Codable` value.
 extension Date: PlistRepresentable {
     /// The date as a plist `date`.
     public var plistValue: PlistValue {
@@ -18,6 +19,7 @@ extension Date: PlistRepresentable {
     }
 }
 
+/// Stored by ``/PrefsPlist/PlistEncoder`` as plist `data`, at any depth of a `Codable` value.
 extension Data: PlistRepresentable {
     /// The bytes as plist `data`.
     public var plistValue: PlistValue { .data(Array(self)) }
@@ -30,6 +32,8 @@ extension Data: PlistRepresentable {
     }
 }
 
+/// Stored by ``/PrefsPlist/PlistEncoder`` as a plist `string`, its absolute string, at any depth of a `Codable`
+/// value.
 extension URL: PlistRepresentable {
     /// The URL's whole absolute string (scheme, host, path, query and fragment) as a plist `string`.
     public var plistValue: PlistValue { .string(absoluteString) }

@@ -6,7 +6,7 @@ public import PrefsPlist
 ///
 /// `Bool`, every fixed-width integer type, `Double`, `Float`, `String`, `URL`, `Data`, `Date`, `PlistValue`, and
 /// arrays, `[String: …]` dictionaries and optionals of these conform. Any other `Codable` type can still be the
-/// value of a key: it is stored through ``PlistEncoder`` as a native dictionary or array.
+/// value of a key: it is stored through ``/PrefsPlist/PlistEncoder`` as a native dictionary or array.
 public protocol PreferenceValue: Codable, Sendable {
     /// Reads a stored value with this type's coercion rule; `nil` when it cannot be read as this type.
     /// - Parameter storedValue: The effective value found for the key.
@@ -29,6 +29,7 @@ extension PreferenceValue {
     }
 }
 
+/// A typed key's value read with the Boolean rule and stored as a plist `boolean`.
 extension Bool: PreferenceValue {
     /// Reads with the Boolean rule: `true`, non-zero numbers, "YES", "true", "1" (any case) are `true`.
     public init?(storedValue: PlistValue) {
@@ -40,6 +41,7 @@ extension Bool: PreferenceValue {
     public func storedValue() -> PlistValue? { .bool(self) }
 }
 
+/// A typed key's value read with the integer rule and stored as a plist `integer`.
 extension Int: PreferenceValue {
     /// Reads with the integer rule (Booleans as 1/0, reals rounded down, numeric strings parsed); `nil` when the
     /// result does not fit `Int`.
@@ -53,14 +55,23 @@ extension Int: PreferenceValue {
     public func storedValue() -> PlistValue? { .integer(PlistInteger(Int64(self))) }
 }
 
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension Int8: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension Int16: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension Int32: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension Int64: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension UInt: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension UInt8: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension UInt16: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension UInt32: PreferenceValue {}
+/// A typed key's value read with the integer rule (values that do not fit are not read), stored as a plist `integer`.
 extension UInt64: PreferenceValue {}
 
 extension PreferenceValue where Self: FixedWidthInteger {
@@ -84,6 +95,7 @@ extension PreferenceValue where Self: FixedWidthInteger {
     }
 }
 
+/// A typed key's value read with the real rule and stored as a plist `real`.
 extension Double: PreferenceValue {
     /// Reads with the real rule: reals, integers, Booleans (1.0/0.0), numeric strings.
     public init?(storedValue: PlistValue) {
@@ -95,6 +107,7 @@ extension Double: PreferenceValue {
     public func storedValue() -> PlistValue? { .real(self) }
 }
 
+/// A typed key's value read with the real rule and stored as the plist `real` of its shortest decimal.
 extension Float: PreferenceValue {
     /// Reads with the real rule, rounded to the nearest `Float`.
     public init?(storedValue: PlistValue) {
@@ -115,6 +128,7 @@ extension Float {
     }
 }
 
+/// A typed key's value read with the string rule and stored as a plist `string`.
 extension String: PreferenceValue {
     /// Reads with the string rule: strings, integers and reals in decimal, Booleans as "1"/"0".
     public init?(storedValue: PlistValue) {
@@ -126,6 +140,7 @@ extension String: PreferenceValue {
     public func storedValue() -> PlistValue? { .string(self) }
 }
 
+/// A typed key's value read with the URL rule and stored as a plist `string`, its absolute string.
 extension URL: PreferenceValue {
     /// Reads with the URL rule: a string with a scheme, or an absolute or `~` path as a file URL.
     public init?(storedValue: PlistValue) {
@@ -137,6 +152,7 @@ extension URL: PreferenceValue {
     public func storedValue() -> PlistValue? { .string(absoluteString) }
 }
 
+/// A typed key's value read from plist `data` only, and stored as such.
 extension Data: PreferenceValue {
     /// Reads plist `data` only.
     public init?(storedValue: PlistValue) {
@@ -148,6 +164,7 @@ extension Data: PreferenceValue {
     public func storedValue() -> PlistValue? { .data(Array(self)) }
 }
 
+/// A typed key's value read from a plist `date` only, and stored as such.
 extension Date: PreferenceValue {
     /// Reads a plist `date` only.
     public init?(storedValue: PlistValue) {
@@ -159,6 +176,7 @@ extension Date: PreferenceValue {
     public func storedValue() -> PlistValue? { plistValue }
 }
 
+/// A typed key's value stored and read as it is, with no coercion.
 extension PlistValue: PreferenceValue {
     /// The stored value itself.
     public init?(storedValue: PlistValue) {
@@ -169,6 +187,7 @@ extension PlistValue: PreferenceValue {
     public func storedValue() -> PlistValue? { self }
 }
 
+/// A typed key's value stored as a plist `array`, read element by element.
 extension Array: PreferenceValue where Element: PreferenceValue {
     /// Reads an array whose every element reads as `Element`; `nil` when any does not.
     public init?(storedValue: PlistValue) {
@@ -192,6 +211,7 @@ extension Array: PreferenceValue where Element: PreferenceValue {
     }
 }
 
+/// A typed key's value stored as a plist `dictionary`, read value by value.
 extension Dictionary: PreferenceValue where Key == String, Value: PreferenceValue {
     /// Reads a dictionary whose every value reads as `Value`; `nil` when any does not.
     public init?(storedValue: PlistValue) {
@@ -215,6 +235,7 @@ extension Dictionary: PreferenceValue where Key == String, Value: PreferenceValu
     }
 }
 
+/// A typed key's optional value: `nil` removes the key.
 extension Optional: PreferenceValue where Wrapped: PreferenceValue {
     /// Reads the wrapped type; `nil` (use the key's default) when the value cannot be read as it.
     public init?(storedValue: PlistValue) {

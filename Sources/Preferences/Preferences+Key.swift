@@ -13,9 +13,9 @@ extension Preferences {
     /// ```
     ///
     /// Keys of ``PreferenceValue`` types read with the coercion rules of the typed getters; keys of other
-    /// `Codable` types are stored through ``PlistEncoder`` as native dictionaries and arrays. A stored value that
-    /// cannot be read as the type gives the default through the subscript, and a `typeMismatch` error through
-    /// ``Preferences/value(for:)``.
+    /// `Codable` types are stored through ``/PrefsPlist/PlistEncoder`` as native dictionaries and arrays. A stored
+    /// value that cannot be read as the type gives the default through the subscript, and a `typeMismatch` error
+    /// through ``Preferences/value(for:)``.
     public struct Key<Value: Sendable>: Sendable, CustomStringConvertible {
         /// The key's name in the domain.
         public let name: String
@@ -104,8 +104,8 @@ extension Preferences.Key where Value: PreferenceValue {
 }
 
 extension Preferences.Key where Value: Codable {
-    /// A key whose value is stored as a native property list through ``PlistEncoder`` (a struct as a dictionary,
-    /// its dates as dates), and read back through ``PlistDecoder``.
+    /// A key whose value is stored as a native property list through ``/PrefsPlist/PlistEncoder`` (a struct as a
+    /// dictionary, its dates as dates), and read back through ``/PrefsPlist/PlistDecoder``.
     /// - Parameters:
     ///   - name: The key's name.
     ///   - defaultValue: The value when no layer holds the key, or its value does not decode as `Value`.

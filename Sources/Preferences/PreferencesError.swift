@@ -36,7 +36,6 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
         /// A command-line argument is not part of a well-formed `-key value` pair.
         public static let invalidArgument = Code(base: .invalidArgument)
 
-        /// The code's name, such as `storeUnavailable`.
         /// An atomic update (``Preferences/update(forKey:_:)``) lost the race to other writers on every attempt;
         /// nothing was changed.
         public static let conflict = Code(base: .conflict)
@@ -50,6 +49,7 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
         /// Only the diagnostics handler receives it.
         public static let migrated = Code(base: .migrated)
 
+        /// The code's name, such as `storeUnavailable`.
         public var description: String { base.rawValue }
     }
 

@@ -10,10 +10,11 @@ import Synchronization
 /// `UserDefaults` instances share theirs in a process. ``default`` is one such value; make one value of the others
 /// and pass it to every instance that should share.
 ///
-/// - ``default`` and ``environment(flushDelay:diagnostics:)``: the user's Preferences directory and the system
-///   layers, from `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `PREFERENCES_SYSTEM_DIR` and `PREFERENCES_DOMAINS_DIR`
-///   (embedded mode: the files are read and written in this process, with `flock` and inotify keeping several
-///   processes coherent).
+/// - ``default`` and ``environment(flushDelay:diagnostics:daemon:)``: the user's Preferences directory and the system
+///   layers, from `PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `PREFERENCES_SYSTEM_DIR` and `PREFERENCES_DOMAINS_DIR`,
+///   through `prefsd` when it answers, else in embedded mode (the files are read and written in this process, with
+///   `flock` and inotify keeping several processes coherent); ``DaemonUse`` says which.
+/// - ``daemon(socketPath:domains:diagnostics:)``: through the `prefsd` on an explicit socket.
 /// - ``directories(preferences:system:domains:machineID:flushDelay:diagnostics:)``: explicit directories, for tests
 ///   and containers.
 /// - ``inMemory(diagnostics:)``: no file at all, for an application's own tests.
@@ -122,8 +123,8 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     ///   - flushDelay: How long after a change its domain is written (changes within one delay share a write).
     ///   - diagnostics: Receives what cannot be reported any other way: a `set` the store refused, a file skipped
     ///     as corrupt, a background write that failed. By default one line on standard error each.
-    /// - Returns: A new storage value; instances made with it share one engine.
     ///   - daemon: Whether to go through `prefsd`: by default when its socket answers (``DaemonUse``).
+    /// - Returns: A new storage value; instances made with it share one engine.
     public static func environment(
         flushDelay: Duration = .seconds(1),
         diagnostics: @escaping @Sendable (PreferencesError) -> Void = PreferencesStorage.writeToStandardError,

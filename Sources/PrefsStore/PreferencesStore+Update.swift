@@ -67,10 +67,11 @@ extension PreferencesStore {
     }
 
     /// Changes one key as an update: `transform` gets the key's value as this store sees it and returns the new one,
-    /// which reads see at once; the domain is written within the flush delay (or at ``synchronize()``), like a `set`,
-    /// but the write does not store that value: it replays `transform` on the key's value in the file as it is then,
-    /// under the domain's lock. So an increment made here and one made by another process meanwhile both count, and
-    /// updates cost what a `set` costs, with no file work until the write.
+    /// which reads see at once; the domain is written within the flush delay (or at
+    /// ``synchronize(withdrawingOnFailure:)``), like a `set`, but the write does not store that value: it replays
+    /// `transform` on the key's value in the file as it is then, under the domain's lock. So an increment made here
+    /// and one made by another process meanwhile both count, and updates cost what a `set` costs, with no file work
+    /// until the write.
     ///
     /// `transform` runs now, under the store's lock, and again at the write (and when another process's change to
     /// the domain is read in before it): it must compute from its argument alone and must not use the store. A

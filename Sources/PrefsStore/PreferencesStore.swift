@@ -7,7 +7,7 @@ import Synchronization
 /// - Reads come from memory. A domain is read from its file on first use and kept current: with
 ///   ``StoreConfiguration/watchesFiles``, inotify brings in other processes' writes and hand edits at once.
 /// - `set` changes memory and returns; the domain is written within ``StoreConfiguration/flushDelay`` (changes in
-///   one delay share one write), at ``synchronize()``, and when the process exits normally.
+///   one delay share one write), at ``synchronize(withdrawingOnFailure:)``, and when the process exits normally.
 /// - A write takes the domain's `flock`, re-reads the file if another process changed it, applies only this
 ///   store's changes on top, and replaces the file atomically (temp file, `fsync`, `rename`, `fsync` directory).
 /// - A file that does not parse is skipped by reads and renamed aside to `<name>.corrupt-<time>` before the
