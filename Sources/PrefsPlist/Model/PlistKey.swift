@@ -23,7 +23,7 @@ extension PlistKey: Hashable {
 
     @inlinable
     public func hash(into hasher: inout Hasher) {
-        let hashed = string.utf8.withContiguousStorageIfAvailable { bytes in
+        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
             hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
         }
         if hashed == nil {
