@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when they are missing. Idempotent.
+#
+#   scripts/install-deps.sh            the build, `make test` and `make deb`
+#   scripts/install-deps.sh --bench    and the benchmarks' peers
+#   scripts/install-deps.sh --system   and debootstrap, for `make test-system`
 set -euo pipefail
 
-packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 util-linux valgrind binutils)
-if [ "${1:-}" = "--bench" ]; then
-    packages+=(hyperfine dconf-cli dbus redis-server redis-tools)
-fi
+# The static libraries of libxml2's dependencies (ICU, zlib, liblzma) link the fully static defaults and plutil;
+# dpkg-dev (dpkg-shlibdeps), file, man-db and lintian build and check the Debian package.
+packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-dev systemd python3 util-linux valgrind
+    binutils dpkg-dev file man-db lintian)
+case "${1:-}" in
+    --bench) packages+=(hyperfine dconf-cli dbus redis-server redis-tools) ;;
+    --system) packages+=(debootstrap) ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do
