@@ -34,7 +34,7 @@ deb: deps
 
 # The package's contents checked: paths, static executables, units, maintainer scripts, lintian.
 test-deb: deps
-	@scripts/check-deb.sh "$$(SWIFT=$(SWIFT) scripts/build-deb.sh)"
+	@scripts/check-deb.sh "$$(SWIFT=$(SWIFT) DEB_COMPRESSION="-Zxz -z1" scripts/build-deb.sh)"
 
 # Opt-in, needs root, takes minutes, not part of `make test`: the package installed in a Debian 12 root booted with
 # its own systemd as PID 1, prefsd checked as a socket-activated user service (docs/SYSTEMD.md).

@@ -5,9 +5,11 @@
 #
 # The executables come from scripts/build-release.sh (defaults and plutil fully static, prefsd with the Swift
 # runtime static and libsystemd dynamic); BIN_DIR=<dir> uses executables built already. The version is prefsd's
-# (`prefsd --version`, PrefsDaemonVersion in Sources/PrefsDaemon), the one place it is kept. The maintainer is
+# (`prefsd --version`, PrefsDaemonVersion in Sources/PrefsDaemon), the one place it is kept, with the Debian
+# revision DEB_REVISION (default 1) for changes of the packaging alone: 1.0.0-1. The maintainer is
 # $DEBFULLNAME <$DEBEMAIL>, else git's user.name <user.email>. File dates are the last commit's
-# (SOURCE_DATE_EPOCH), so the same commit gives the same package. What goes where, and why: docs/PACKAGING.md.
+# (SOURCE_DATE_EPOCH), so the same commit gives the same package. DEB_COMPRESSION sets dpkg-deb's compression
+# (default -Zxz -z6; `make test` uses the faster -Zxz -z1). What goes where, and why: docs/PACKAGING.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,8 +24,11 @@ for tool in defaults plutil prefsd; do
     [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing or not executable" >&2; exit 1; }
 done
 
-version="$("$bin/prefsd" --version | sed -n 's/^prefsd \([0-9][0-9A-Za-z.+~-]*\)$/\1/p')"
-[ -n "$version" ] || { echo "error: cannot read the version from '$bin/prefsd --version'" >&2; exit 1; }
+upstream_version="$("$bin/prefsd" --version | sed -n 's/^prefsd \([0-9][0-9A-Za-z.+~]*\)$/\1/p')"
+[ -n "$upstream_version" ] || { echo "error: cannot read the version from '$bin/prefsd --version'" >&2; exit 1; }
+revision="${DEB_REVISION:-1}"
+[[ "$revision" =~ ^[0-9A-Za-z.+~]+$ ]] || { echo "error: DEB_REVISION '$revision' is not a Debian revision" >&2; exit 1; }
+version="$upstream_version-$revision"
 arch="$(dpkg --print-architecture)"
 maintainer_name="${DEBFULLNAME:-$(git config user.name || true)}"
 maintainer_email="${DEBEMAIL:-$(git config user.email || true)}"
@@ -76,7 +81,7 @@ install -m 644 packaging/debian/copyright "$doc/copyright"
 {
     echo "$package ($version) unstable; urgency=medium"
     echo
-    echo "  * Package of Preferences for Linux $version, built from commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+    echo "  * Package of Preferences for Linux $upstream_version, built from commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
     echo
     echo " -- $maintainer_name <$maintainer_email>  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
 } > "$work/changelog.Debian"
@@ -110,5 +115,6 @@ chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 mkdir -p "$outdir"
 deb="$outdir/${package}_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >&2
+read -r -a compression <<< "${DEB_COMPRESSION:--Zxz -z6}"
+dpkg-deb --root-owner-group "${compression[@]}" --build "$root" "$deb" >&2
 echo "$deb"

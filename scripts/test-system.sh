@@ -5,11 +5,12 @@
 #
 #   scripts/test-system.sh [DEB]       (default: builds it with scripts/build-deb.sh)
 #
-# The root (debootstrap --variant=minbase bookworm, with systemd, systemd-sysv, dbus, libpam-systemd and libxml2) is
+# The root (debootstrap --variant=minbase bookworm, with systemd, systemd-sysv, dbus, dbus-user-session,
+# libpam-systemd, and libxml2 and python3 for the package and the test) is
 # made once and kept as .build/system/root-<hash of the package list>.tar; every run unpacks a fresh copy into
 # .build/system/root. Its systemd is started as PID 1 of new PID, mount, UTS, IPC and cgroup namespaces (unshare),
-# inside a cgroup of its own, on proc, a read-only sysfs, cgroup2, a recursive bind of /dev and fresh tmpfs on /run
-# and /tmp, after pivot_root into the root (never chroot: the kernel refuses user namespaces to a chrooted process,
+# inside a cgroup of its own, on proc, a read-only sysfs, cgroup2, a /dev of its own (tmpfs with the standard
+# device nodes, a new devpts instance, /dev/shm, /dev/mqueue) and fresh tmpfs on /run and /tmp, after pivot_root into the root (never chroot: the kernel refuses user namespaces to a chrooted process,
 # and the unit's sandboxing needs them). Everything is driven from outside with nsenter. systemd is never started
 # anywhere else: in the machine's own root it would empty /tmp and start services.
 #
@@ -27,7 +28,9 @@ done
 system_dir="$PWD/.build/system"
 root="$system_dir/root"
 user=alice
-include=systemd,systemd-sysv,dbus,libpam-systemd,libxml2
+# dbus-user-session gives each user manager a bus, which deb-systemd-invoke --user needs to reach it; python3 runs
+# Tests/System/pending-writes.py.
+include=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libxml2,python3
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 mkdir -p "$system_dir"
 
@@ -63,6 +66,7 @@ tar -C "$root" -xf "$tarball"
 echo "prefs-system" > "$root/etc/hostname"
 # A persistent journal, so that each user gets a journal file of their own that they may read (journalctl --user).
 mkdir -p "$root/var/log/journal"
+install -m 755 Tests/System/pending-writes.py "$root/usr/local/bin/pending-writes"
 install -d -m 700 "$root/root/package"
 cp "$deb" "$root/root/package/"
 deb_in_root="/root/package/$(basename "$deb")"
@@ -103,7 +107,23 @@ mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs -o ro sysfs "$root/sys"
 mount -t cgroup2 cgroup2 "$root/sys/fs/cgroup"
-mount --rbind /dev "$root/dev"
+# A /dev of its own, not a bind of the machine devtmpfs: that is one file system shared by the whole machine, and a
+# booted systemd creates, replaces and removes entries in its /dev (links, VT devices, the devices of its services).
+mount -t tmpfs -o mode=0755,nosuid tmpfs "$root/dev"
+for node in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+    IFS=: read -r name major minor <<< "$node"
+    mknod -m 666 "$root/dev/$name" c "$major" "$minor"
+done
+mkdir -m 755 "$root/dev/pts" "$root/dev/mqueue"
+mkdir -m 1777 "$root/dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$root/dev/pts"
+ln -s pts/ptmx "$root/dev/ptmx"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
+mount -t mqueue mqueue "$root/dev/mqueue"
+ln -s /proc/self/fd "$root/dev/fd"
+ln -s /proc/self/fd/0 "$root/dev/stdin"
+ln -s /proc/self/fd/1 "$root/dev/stdout"
+ln -s /proc/self/fd/2 "$root/dev/stderr"
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"
 cd "$root"
@@ -224,7 +244,7 @@ section "watchdog"
 watchdog_sec="$(as_user systemctl --user show -P WatchdogUSec prefsd.service)"
 old_pid="$(as_user systemctl --user show -P MainPID prefsd.service)"
 old_restarts="$(as_user systemctl --user show -P NRestarts prefsd.service)"
-in_root kill -STOP "$old_pid"
+in_root bash -c "kill -STOP $old_pid"
 stopped_at=$SECONDS
 restarted() {
     local pid restarts
@@ -240,7 +260,7 @@ if wait_for 75 restarted; then
         grep -E "[Ww]atchdog|Main process exited|Scheduled restart" | sed 's/^/      /' || true
 else
     fail "no watchdog restart within 75 s of SIGSTOP (WatchdogSec $watchdog_sec)"
-    in_root kill -CONT "$old_pid" 2>/dev/null || true
+    in_root bash -c "kill -CONT $old_pid" 2>/dev/null || true
 fi
 read_back="$(as_user defaults read com.example.SystemTest Greeting 2>&1 || true)"
 if [ "$read_back" = hello ]; then
@@ -266,6 +286,9 @@ else
 fi
 priority_lines="$(grep -c "Failed to set thread priority" <<< "$journal" || true)"
 echo "      libdispatch's 'Failed to set thread priority' lines in prefsd's journal: $priority_lines"
+main_pid="$(as_user systemctl --user show -P MainPID prefsd.service)"
+nice_values="$(in_root bash -c "for task in /proc/$main_pid/task/*; do cut -d' ' -f19 \$task/stat; done" | sort | uniq -c | xargs)"
+echo "      nice values of prefsd's threads (count value): $nice_values"
 if [ "$priority_lines" -eq 0 ]; then
     pass "no 'Failed to set thread priority for worker thread' line in prefsd's journal"
 else
@@ -290,14 +313,15 @@ echo "      ProtectSystem, PrivateUsers, MemoryDenyWriteExecute, NoNewPrivileges
 section "stop and logout flush every change"
 domain_file="/home/$user/.config/preferences/com.example.SystemTest.plist"
 on_disk() { in_root runuser -u "$user" -- plutil -extract "$1" raw -o - "$domain_file" 2>/dev/null; }
-# A long flush delay, so that the changes are still only in prefsd when it is stopped.
+# A long flush delay, so that changes are still only in prefsd when it stops. `defaults write` synchronizes before
+# it exits, so the changes are made by Tests/System/pending-writes.py, which does not.
 as_user defaults write prefsd FlushDelay -int 600
 as_user systemctl --user restart prefsd.service
-for i in $(seq 1 20); do
-    as_user defaults write com.example.SystemTest "Key$i" "value$i"
-done
+pairs=()
+for i in $(seq 1 20); do pairs+=("Key$i=value$i"); done
+as_user pending-writes com.example.SystemTest "${pairs[@]}" | sed 's/^/      /'
 pending="$(on_disk Key20 || echo '(not on disk)')"
-as_user systemctl --user stop prefsd.service
+as_user systemctl --user stop prefsd.service 2>/dev/null
 written=0
 for i in $(seq 1 20); do
     [ "$(on_disk "Key$i" || true)" = "value$i" ] && written=$((written + 1))
@@ -308,9 +332,9 @@ else
     fail "systemctl --user stop: Key20 before the stop: $pending; $written of 20 keys on disk after"
 fi
 
-for i in $(seq 1 20); do
-    as_user defaults write com.example.SystemTest "Key$i" "after$i"
-done
+pairs=()
+for i in $(seq 1 20); do pairs+=("Key$i=after$i"); done
+as_user pending-writes com.example.SystemTest "${pairs[@]}" | sed 's/^/      /'
 pending="$(on_disk Key20 || true)"
 in_root loginctl disable-linger "$user"
 if wait_for 60 bash -c "! nsenter -t $init_pid -m -p -r -- systemctl is-active --quiet user@$uid.service"; then
