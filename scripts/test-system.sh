@@ -319,7 +319,7 @@ as_user defaults write prefsd FlushDelay -int 600
 as_user systemctl --user restart prefsd.service
 pairs=()
 for i in $(seq 1 20); do pairs+=("Key$i=value$i"); done
-as_user pending-writes com.example.SystemTest "${pairs[@]}" | sed 's/^/      /'
+as_user /usr/local/bin/pending-writes com.example.SystemTest "${pairs[@]}" | sed 's/^/      /'
 pending="$(on_disk Key20 || echo '(not on disk)')"
 as_user systemctl --user stop prefsd.service 2>/dev/null
 written=0
@@ -334,7 +334,7 @@ fi
 
 pairs=()
 for i in $(seq 1 20); do pairs+=("Key$i=after$i"); done
-as_user pending-writes com.example.SystemTest "${pairs[@]}" | sed 's/^/      /'
+as_user /usr/local/bin/pending-writes com.example.SystemTest "${pairs[@]}" | sed 's/^/      /'
 pending="$(on_disk Key20 || true)"
 in_root loginctl disable-linger "$user"
 if wait_for 60 bash -c "! nsenter -t $init_pid -m -p -r -- systemctl is-active --quiet user@$uid.service"; then
