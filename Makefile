@@ -3,34 +3,51 @@
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
-CONFIGURATION ?= release
+# Where `make build` puts the release executables (scripts/build-release.sh).
+BIN_DIR := $(CURDIR)/.build/dist/bin
 
-.PHONY: deps run demo test build install docs bench fuzz fuzz-smoke lint clean
+.PHONY: deps run demo test test-deb test-system build install deb docs bench fuzz fuzz-smoke lint clean
 
 deps:
 	@scripts/install-deps.sh
 
-# Release executables link the Swift runtime statically: the command-line tools start faster.
+# The release executables as they are installed and packaged, in BIN_DIR: defaults and plutil fully static (they
+# start fastest), prefsd with the Swift runtime linked statically.
 build: deps
-	$(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib
+	@SWIFT=$(SWIFT) scripts/build-release.sh "$(BIN_DIR)" >/dev/null
 
 # The main job: prefsd in the foreground on the default socket and Preferences directory (Control-C stops it).
 run: build
-	@scripts/run-prefsd.sh "$$($(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib --show-bin-path)"
+	@scripts/run-prefsd.sh "$(BIN_DIR)"
 
 # plutil on a sample property list, step by step.
 demo: build
-	@scripts/demo.sh "$$($(SWIFT) build -c $(CONFIGURATION) --static-swift-stdlib --show-bin-path)"
+	@scripts/demo.sh "$(BIN_DIR)"
 
-# The executables, the systemd user units and the shipped Domains/ under PREFIX (default /usr/local).
+# The executables, the systemd user units, the shipped Domains/, manual pages and completions under PREFIX.
 install: deps
-	@scripts/install.sh "$(PREFIX)"
+	@SWIFT=$(SWIFT) scripts/install.sh "$(PREFIX)"
+
+# The Debian package, in .build/deb (docs/PACKAGING.md).
+deb: deps
+	@SWIFT=$(SWIFT) scripts/build-deb.sh
+
+# The package's contents checked: paths, static executables, units, maintainer scripts, lintian.
+test-deb: deps
+	@scripts/check-deb.sh "$$(SWIFT=$(SWIFT) DEB_COMPRESSION="-Zxz -z1" scripts/build-deb.sh)"
+
+# Opt-in, needs root, takes minutes, not part of `make test`: the package installed in a Debian 12 root booted with
+# its own systemd as PID 1, prefsd checked as a socket-activated user service (docs/SYSTEMD.md).
+test-system: deps
+	@scripts/install-deps.sh --system
+	@SWIFT=$(SWIFT) scripts/test-system.sh "$$(SWIFT=$(SWIFT) scripts/build-deb.sh)"
 
 # The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
 # do not slow the timing-sensitive tests that would otherwise run beside them.
-# Then the Python client package is installed into a fresh virtual environment and tested against the built prefsd.
-# Then the documentation is built (a broken symbol link or any DocC warning fails), and every fuzz harness runs
-# briefly, so that one that no longer builds or fails at once is caught.
+# Then the Python client package is installed into a fresh virtual environment and tested against the built prefsd,
+# the documentation is built (a broken symbol link or any DocC warning fails), every fuzz harness runs briefly (so
+# that one that no longer builds or fails at once is caught), and the Debian package is built from the release
+# executables and its contents checked.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
@@ -38,6 +55,7 @@ test: deps
 	@clients/python/run-tests.sh "$$($(SWIFT) build --show-bin-path)"
 	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory test-deb
 
 # The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs
 # (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example with
@@ -74,4 +92,4 @@ lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
 
 clean:
-	rm -rf .build Benchmarks/.build Fuzz/.build
+	rm -rf .build .build-static Benchmarks/.build Fuzz/.build

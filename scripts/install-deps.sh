@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when they are missing. Idempotent.
-# python3-venv and python3-wheel-whl let clients/python/run-tests.sh build and install the Python client offline.
+#
+#   scripts/install-deps.sh            the build, `make test` and `make deb`
+#   scripts/install-deps.sh --bench    and the benchmarks' peers
+#   scripts/install-deps.sh --system   and debootstrap, for `make test-system`
 set -euo pipefail
 
-# gnustep-base-runtime: GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt.
-packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 python3-venv python3-wheel-whl util-linux valgrind binutils
-    gnustep-base-runtime)
-if [ "${1:-}" = "--bench" ]; then
-    packages+=(hyperfine dconf-cli dbus redis-server redis-tools)
-fi
+# The static libraries of libxml2's dependencies (ICU, zlib, liblzma) link the fully static defaults and plutil;
+# dpkg-dev (dpkg-shlibdeps), file, man-db and lintian build and check the Debian package; python3-venv and
+# python3-wheel-whl let clients/python/run-tests.sh build and install the Python client offline;
+# gnustep-base-runtime is GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt.
+packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-dev systemd python3 python3-venv
+    python3-wheel-whl util-linux valgrind binutils dpkg-dev file man-db lintian gnustep-base-runtime)
+case "${1:-}" in
+    --bench) packages+=(hyperfine dconf-cli dbus redis-server redis-tools) ;;
+    --system) packages+=(debootstrap) ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do

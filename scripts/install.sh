@@ -3,8 +3,11 @@
 #
 #   scripts/install.sh [PREFIX]          (the lead wires it as `make install PREFIX=…`; default /usr/local)
 #
-# PREFIX/bin/{prefsd,defaults,plutil}, PREFIX/lib/systemd/user/prefsd.{socket,service} (with @BINDIR@ replaced by
-# PREFIX/bin), PREFIX/share/preferences/domains/ (Domains/, dot files included). DESTDIR is honoured for packaging.
+# PREFIX/bin/{prefsd,defaults,plutil} (built by scripts/build-release.sh: defaults and plutil fully static),
+# PREFIX/lib/systemd/user/prefsd.{socket,service} (with @BINDIR@ replaced by PREFIX/bin),
+# PREFIX/share/preferences/domains/ (Domains/, dot files included), the manual pages defaults(1), plutil(1) and
+# prefsd(8) and the shell completions of defaults. DESTDIR is honoured. The Debian package (`make deb`) holds the
+# same files for PREFIX=/usr (docs/PACKAGING.md).
 # Afterwards: `systemctl --user daemon-reload && systemctl --user enable --now prefsd.socket` (docs/DAEMON.md).
 # When PREFIX is not /usr, the shipped domains are found with PREFERENCES_DOMAINS_DIR=PREFIX/share/preferences/domains
 # (the service unit sets it for prefsd).
@@ -17,19 +20,16 @@ case "$prefix" in
     *) echo "error: PREFIX must be an absolute path, not $prefix" >&2; exit 1 ;;
 esac
 destdir="${DESTDIR:-}"
-swift="${SWIFT:-swift}"
-configuration="${CONFIGURATION:-release}"
-
-"$swift" build -c "$configuration" --static-swift-stdlib --product prefsd
-"$swift" build -c "$configuration" --static-swift-stdlib --product defaults
-"$swift" build -c "$configuration" --static-swift-stdlib --product plutil
-bin="$("$swift" build -c "$configuration" --static-swift-stdlib --show-bin-path)"
+bin="$(scripts/build-release.sh)"
 
 bindir="$prefix/bin"
 unitdir="$prefix/lib/systemd/user"
 domaindir="$prefix/share/preferences/domains"
+mandir="$prefix/share/man"
 
-install -d -m 755 "$destdir$bindir" "$destdir$unitdir" "$destdir$domaindir"
+install -d -m 755 "$destdir$bindir" "$destdir$unitdir" "$destdir$domaindir" "$destdir$mandir/man1" \
+    "$destdir$mandir/man8" "$destdir$prefix/share/bash-completion/completions" \
+    "$destdir$prefix/share/zsh/vendor-completions" "$destdir$prefix/share/fish/vendor_completions.d"
 for tool in prefsd defaults plutil; do
     install -m 755 "$bin/$tool" "$destdir$bindir/$tool"
 done
@@ -45,6 +45,16 @@ for domain in Domains/*.plist Domains/.*.plist; do
     install -m 644 "$domain" "$destdir$domaindir/$(basename "$domain")"
 done
 
-echo "Installed prefsd, defaults and plutil in $destdir$bindir, the units in $destdir$unitdir and the shipped"
-echo "domains in $destdir$domaindir. Enable the daemon with:"
+
+"$bin/defaults" man > "$destdir$mandir/man1/defaults.1"
+install -m 644 packaging/man/plutil.1 "$destdir$mandir/man1/plutil.1"
+install -m 644 packaging/man/prefsd.8 "$destdir$mandir/man8/prefsd.8"
+chmod 644 "$destdir$mandir/man1/defaults.1"
+"$bin/defaults" completion bash > "$destdir$prefix/share/bash-completion/completions/defaults"
+"$bin/defaults" completion zsh > "$destdir$prefix/share/zsh/vendor-completions/_defaults"
+"$bin/defaults" completion fish > "$destdir$prefix/share/fish/vendor_completions.d/defaults.fish"
+
+echo "Installed prefsd, defaults and plutil in $destdir$bindir, the units in $destdir$unitdir, the shipped"
+echo "domains in $destdir$domaindir, the manual pages in $destdir$mandir and the completions of defaults in"
+echo "$destdir$prefix/share. Enable the daemon with:"
 echo "  systemctl --user daemon-reload && systemctl --user enable --now prefsd.socket"
