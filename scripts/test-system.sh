@@ -89,9 +89,15 @@ cleanup() {
     fi
     # The mounts belonged to the namespace and went with it; should one have leaked (it cannot with private
     # propagation), it is detached here rather than left behind.
-    findmnt -rn -o TARGET | grep "^$root/" | sort -r | while read -r target; do umount -l "$target" || true; done
+    { findmnt -rn -o TARGET | grep "^$root/" || true; } | sort -r | while read -r target; do umount -l "$target" || true; done
     if [ -d "$cgroup" ]; then
+        # A cgroup can be removed only when no process is left in it; the killed ones take a moment to go.
+        for _ in $(seq 1 50); do
+            grep -qx "populated 0" "$cgroup/cgroup.events" 2>/dev/null && break
+            sleep 0.1
+        done
         find "$cgroup" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+        [ ! -d "$cgroup" ] || echo "warning: could not remove the cgroup $cgroup" >&2
     fi
     exit "$status"
 }
