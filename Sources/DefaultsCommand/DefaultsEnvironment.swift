@@ -17,7 +17,7 @@ struct DefaultsEnvironment: Sendable {
     /// The names of the variables kept in ``variables``.
     static let variableNames = [
         "PREFERENCES_HOME", "XDG_CONFIG_HOME", "HOME", "PREFERENCES_SYSTEM_DIR", "PREFERENCES_DOMAINS_DIR",
-        "GNUSTEP_USER_DEFAULTS_DIR",
+        "GNUSTEP_USER_DEFAULTS_DIR", "PREFERENCES_MACHINE_ID", "PREFERENCES_FLEET_ENDPOINTS", "PREFERENCES_FLEET_PREFIX",
     ]
 
     /// This process's environment.
@@ -27,7 +27,7 @@ struct DefaultsEnvironment: Sendable {
             if let value = POSIX.environmentVariable(name) { variables[name] = value }
         }
         return DefaultsEnvironment(
-            variables: variables, machineID: StorePaths.systemMachineID(),
+            variables: variables, machineID: StorePaths.machineID(environment: variables),
             currentDirectory: SystemCalls.currentDirectory(), hostName: SystemCalls.hostName())
     }
 
