@@ -202,7 +202,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetTests",
-            dependencies: ["PrefsFleet", "PrefsStore", "PrefsPlist", "PrefsTestSupport", "prefsd", "defaults"]
+            dependencies: [
+                "PrefsFleet", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient", "PrefsTestSupport", "prefsd",
+                "defaults",
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

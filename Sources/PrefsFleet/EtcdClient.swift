@@ -179,24 +179,34 @@ package final class EtcdClient: Sendable {
         return RangeResult(keyValues: keyValues, revision: try EtcdJSON.headerRevision(response))
     }
 
-    /// Sends a unary request to the preferred endpoint, then each other one in turn while they cannot be reached.
+    /// Sends a unary request to the preferred endpoint, then each other one in turn while they cannot be reached
+    /// or answer that they cannot serve now (HTTP 503: no leader, leader changed), round after round with a pause
+    /// of 100 ms, until ``requestTimeout`` has passed.
     private func call(_ path: String, _ request: PlistDictionary, what: String) async throws(EtcdError) -> PlistDictionary {
         let body = EtcdJSON.encode(request)
         var failures: [String] = []
-        let first = preferred.load(ordering: .relaxed)
-        for offset in 0..<endpoints.count {
-            let index = (first + offset) % endpoints.count
+        let deadline = ContinuousClock.now + requestTimeout
+        var attempt = 0
+        while true {
+            let index = (preferred.load(ordering: .relaxed) + attempt) % endpoints.count
             let endpoint = endpoints[index]
             do {
-                let bytes = try await transport.post(path, body: body, to: endpoint, timeout: requestTimeout)
-                if offset != 0 { preferred.store(index, ordering: .relaxed) }
+                let remaining = max(deadline - ContinuousClock.now, .milliseconds(200))
+                let bytes = try await transport.post(path, body: body, to: endpoint, timeout: remaining)
+                if attempt % endpoints.count != 0 { preferred.store(index, ordering: .relaxed) }
                 return try EtcdJSON.decode(bytes, what: what)
-            } catch where error.code == .unavailable || error.code == .timedOut {
+            } catch where error.code == .unavailable || error.code == .timedOut || error.message.contains("HTTP 503") {
                 failures.append(error.message)
             } catch where error.code == .refused && error.message.contains("compacted") {
                 throw EtcdError(.compacted, error.message)
             }
+            attempt += 1
+            if ContinuousClock.now >= deadline { break }
+            if attempt % endpoints.count == 0 {
+                do { try await Task.sleep(for: .milliseconds(100)) } catch { break }
+            }
         }
-        throw EtcdError(.unavailable, "no etcd endpoint answered \(what): " + failures.joined(separator: "; "))
+        throw EtcdError(
+            .unavailable, "no etcd endpoint answered \(what): " + failures.suffix(endpoints.count).joined(separator: "; "))
     }
 }
