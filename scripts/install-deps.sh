@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # gnustep-base-runtime: GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt.
+# etcd-server and etcd-client: the three-member cluster the fleet tests start (docs/FLEET.md).
 packages=(pkg-config libxml2-dev libsystemd-dev systemd python3 python3-venv python3-wheel-whl util-linux valgrind binutils
-    gnustep-base-runtime)
+    gnustep-base-runtime etcd-server etcd-client)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dbus redis-server redis-tools)
 fi

@@ -16,13 +16,15 @@ extension CommandRunner {
         }
         guard !endpointTexts.isEmpty else {
             throw DefaultsError(
-                .invalidArgument, "defaults: fleet needs etcd endpoints: -endpoints URL[,URL…] or PREFERENCES_FLEET_ENDPOINTS")
+                .invalidArgument,
+                "defaults: fleet needs etcd endpoints: -endpoints URL[,URL…] or PREFERENCES_FLEET_ENDPOINTS")
         }
         let client: EtcdClient
         let layout: FleetKeyLayout
         do throws(EtcdError) {
             client = EtcdClient(endpoints: try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) })
-            layout = try FleetKeyLayout(prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
+            layout = try FleetKeyLayout(
+                prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
         } catch {
             throw DefaultsError(.invalidArgument, "defaults: \(error.message)")
         }
@@ -39,7 +41,8 @@ extension CommandRunner {
                 let values = try decode(keyValue, key: etcdKey)
                 if let key {
                     guard let value = key.value(in: values) else {
-                        throw EtcdError(.invalidArgument, "The domain/default pair of (\(etcdKey), \(key)) does not exist")
+                        throw EtcdError(
+                            .invalidArgument, "The domain/default pair of (\(etcdKey), \(key)) does not exist")
                     }
                     try? console.writeOutput(value.defaultsDescription + "\n")
                 } else {
@@ -101,7 +104,7 @@ extension CommandRunner {
             }
             do {
                 return try await client.compareAndSet(key, expectedModRevision: current?.modRevision ?? 0, mutation)
-            } catch where error.code == .conflict {
+            } catch  where error.code == .conflict {
                 continue  // Another administrator's change went first: edit their version.
             }
         }
@@ -137,7 +140,8 @@ extension CommandRunner {
             if let target = command.target, managed.target != target { continue }
             let count = (try? decode(keyValue, key: keyValue.keyText).count).map { "\($0) keys" } ?? "unreadable"
             lines.append(
-                "\(managed.target) \(managed.kind.rawValue) \(managed.domain) revision \(keyValue.modRevision) (\(count))")
+                "\(managed.target) \(managed.kind.rawValue) \(managed.domain) revision \(keyValue.modRevision) (\(count))"
+            )
         }
         try? console.writeOutput(lines.map { $0 + "\n" }.joined())
     }

@@ -226,7 +226,8 @@ struct Verb: Sendable {
                 Form(
                     "fleet read|delete -forced|-default [-group <name> | -host <id>] <domain> [<key>]",
                     "shows or removes a fleet-managed domain or key", isExtension: true),
-                Form("fleet list [-forced|-default] [-all | -group <name> | -host <id>]",
+                Form(
+                    "fleet list [-forced|-default] [-all | -group <name> | -host <id>]",
                     "lists the fleet-managed domains", isExtension: true),
             ],
             options: [

@@ -74,11 +74,14 @@ struct FleetService: Service {
                     log(refusals)
                     needsFullRead = false
                     logger.info(
-                        "read every managed domain", metadata: ["revision": "\(result.revision)", "keys": "\(result.keyValues.count)"])
+                        "read every managed domain",
+                        metadata: ["revision": "\(result.revision)", "keys": "\(result.keyValues.count)"])
                     pause = Self.backoff.first
                 }
                 let start = mirror.state.withLock { $0.revision } + 1
-                try await client.watch(prefix: settings.layout.managedPrefix, startRevision: start, endpoint: client.currentEndpoint) {
+                try await client.watch(
+                    prefix: settings.layout.managedPrefix, startRevision: start, endpoint: client.currentEndpoint
+                ) {
                     message in
                     switch message {
                     case .created:
@@ -121,7 +124,8 @@ struct FleetService: Service {
     private func log(_ refusals: [FleetRefusal]) {
         for refusal in refusals {
             logger.error(
-                "\(refusal.description)", metadata: ["etcd.key": "\(refusal.key)", "etcd.revision": "\(refusal.revision)"])
+                "\(refusal.description)",
+                metadata: ["etcd.key": "\(refusal.key)", "etcd.revision": "\(refusal.revision)"])
         }
     }
 

@@ -78,10 +78,13 @@ package struct FleetSettings: Sendable, Equatable {
         }
         var maxValueBytes = 1 << 20
         if let value = values["FleetMaxValueBytes"] {
-            if case .integer(let integer) = value, let number = integer.int64Value, (1024...(16 << 20)).contains(number) {
+            if case .integer(let integer) = value, let number = integer.int64Value, (1024...(16 << 20)).contains(number)
+            {
                 maxValueBytes = Int(number)
             } else {
-                warn("setting FleetMaxValueBytes of domain prefsd must be an integer from 1024 to 16777216; using 1048576")
+                warn(
+                    "setting FleetMaxValueBytes of domain prefsd must be an integer from 1024 to 16777216; using 1048576"
+                )
             }
         }
         return FleetSettings(endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes)

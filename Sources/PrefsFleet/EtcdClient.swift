@@ -163,7 +163,8 @@ package final class EtcdClient: Sendable {
             var batch: [EtcdWatchEvent] = []
             for event in events {
                 let kind: EtcdWatchEvent.Kind = event["type"] == .string("DELETE") ? .delete : .put
-                batch.append(EtcdWatchEvent(kind: kind, keyValue: try EtcdKeyValue(json: EtcdJSON.dictionary(event, "kv"))))
+                batch.append(
+                    EtcdWatchEvent(kind: kind, keyValue: try EtcdKeyValue(json: EtcdJSON.dictionary(event, "kv"))))
             }
             try await handle(.events(batch, revision: revision))
         }
@@ -182,7 +183,9 @@ package final class EtcdClient: Sendable {
     /// Sends a unary request to the preferred endpoint, then each other one in turn while they cannot be reached
     /// or answer that they cannot serve now (HTTP 503: no leader, leader changed), round after round with a pause
     /// of 100 ms, until ``requestTimeout`` has passed.
-    private func call(_ path: String, _ request: PlistDictionary, what: String) async throws(EtcdError) -> PlistDictionary {
+    private func call(
+        _ path: String, _ request: PlistDictionary, what: String
+    ) async throws(EtcdError) -> PlistDictionary {
         let body = EtcdJSON.encode(request)
         var failures: [String] = []
         let deadline = ContinuousClock.now + requestTimeout
@@ -195,9 +198,9 @@ package final class EtcdClient: Sendable {
                 let bytes = try await transport.post(path, body: body, to: endpoint, timeout: remaining)
                 if attempt % endpoints.count != 0 { preferred.store(index, ordering: .relaxed) }
                 return try EtcdJSON.decode(bytes, what: what)
-            } catch where error.code == .unavailable || error.code == .timedOut || error.message.contains("HTTP 503") {
+            } catch  where error.code == .unavailable || error.code == .timedOut || error.message.contains("HTTP 503") {
                 failures.append(error.message)
-            } catch where error.code == .refused && error.message.contains("compacted") {
+            } catch  where error.code == .refused && error.message.contains("compacted") {
                 throw EtcdError(.compacted, error.message)
             }
             attempt += 1
@@ -207,6 +210,7 @@ package final class EtcdClient: Sendable {
             }
         }
         throw EtcdError(
-            .unavailable, "no etcd endpoint answered \(what): " + failures.suffix(endpoints.count).joined(separator: "; "))
+            .unavailable,
+            "no etcd endpoint answered \(what): " + failures.suffix(endpoints.count).joined(separator: "; "))
     }
 }

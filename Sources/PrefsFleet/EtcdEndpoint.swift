@@ -15,7 +15,8 @@ package struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
         var rest = Substring(text)
         if rest.hasPrefix("https://") {
             throw EtcdError(
-                .invalidArgument, "etcd endpoint \(text): TLS (https) is not supported yet; use http:// on a trusted network")
+                .invalidArgument,
+                "etcd endpoint \(text): TLS (https) is not supported yet; use http:// on a trusted network")
         }
         if rest.hasPrefix("http://") { rest = rest.dropFirst("http://".count) }
         while rest.hasSuffix("/") { rest = rest.dropLast() }

@@ -120,7 +120,8 @@ struct EtcdHTTPTransport: Sendable {
     }
 
     private func send(
-        _ path: String, body: [UInt8], endpoint: EtcdEndpoint, _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
+        _ path: String, body: [UInt8], endpoint: EtcdEndpoint,
+        _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
     ) async throws {
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
         head.headers.add(name: "Host", value: "\(endpoint.host):\(endpoint.port)")

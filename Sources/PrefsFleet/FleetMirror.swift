@@ -54,7 +54,9 @@ package struct FleetMirror: Sendable {
 
     /// Creates a mirror; ``prepare()`` reads what an earlier run left.
     /// - Throws: ``EtcdError`` with code `invalidArgument` when the paths have no fleet directory or no machine id.
-    package init(paths: StorePaths, layout: FleetKeyLayout, groups: [String], limits: Limits = Limits())
+    package init(
+        paths: StorePaths, layout: FleetKeyLayout, groups: [String], limits: Limits = Limits()
+    )
         throws(EtcdError)
     {
         guard let directory = paths.fleetDirectory else {
@@ -90,7 +92,7 @@ package struct FleetMirror: Sendable {
         let bytes: [UInt8]
         do {
             bytes = try POSIX.readFile(statePath, maxBytes: 512 << 20)
-        } catch where error.errno == 2 {  // ENOENT: a new cache.
+        } catch  where error.errno == 2 {  // ENOENT: a new cache.
             return nil
         } catch {
             return "cannot read the fleet state \(statePath) (\(error)); a full read from etcd rebuilds it"
@@ -116,7 +118,9 @@ package struct FleetMirror: Sendable {
     /// Applies a watch's batch of changes, then records `revision` as applied.
     /// - Returns: The values refused (each to be logged); their keys keep their last good version.
     /// - Throws: ``EtcdError`` with code `unavailable` when a cache file cannot be written.
-    package mutating func apply(_ events: [EtcdWatchEvent], revision newRevision: Int64) throws(EtcdError)
+    package mutating func apply(
+        _ events: [EtcdWatchEvent], revision newRevision: Int64
+    ) throws(EtcdError)
         -> [FleetRefusal]
     {
         var refusals: [FleetRefusal] = []
@@ -142,7 +146,8 @@ package struct FleetMirror: Sendable {
                     entries[key] = Entry(modRevision: event.keyValue.modRevision, values: values)
                     touched.insert(domainID(managed))
                 case .failure(let reason):
-                    refusals.append(FleetRefusal(key: key, revision: event.keyValue.modRevision, reason: reason.description))
+                    refusals.append(
+                        FleetRefusal(key: key, revision: event.keyValue.modRevision, reason: reason.description))
                 }
             }
         }
@@ -155,7 +160,9 @@ package struct FleetMirror: Sendable {
     /// Replaces everything with a full read at `revision` (first start, or after compaction).
     /// - Returns: The values refused; a refused key keeps its last good version when there was one.
     /// - Throws: ``EtcdError`` with code `unavailable` when a cache file cannot be written.
-    package mutating func replaceAll(with keyValues: [EtcdKeyValue], revision newRevision: Int64) throws(EtcdError)
+    package mutating func replaceAll(
+        with keyValues: [EtcdKeyValue], revision newRevision: Int64
+    ) throws(EtcdError)
         -> [FleetRefusal]
     {
         var refusals: [FleetRefusal] = []
@@ -187,7 +194,9 @@ package struct FleetMirror: Sendable {
             for fileName in (try? POSIX.directoryEntries(scopeDirectory)) ?? [] where fileName.hasSuffix(".plist") {
                 let stem = String(fileName.dropLast(".plist".count))
                 let name = stem == ".GlobalPreferences" ? DomainName.global : try? DomainName(stem)
-                if let name, !name.isGlobal || stem == ".GlobalPreferences" { touched.insert(DomainID(name, scope: scope)) }
+                if let name, !name.isGlobal || stem == ".GlobalPreferences" {
+                    touched.insert(DomainID(name, scope: scope))
+                }
             }
         }
         entries = fresh
@@ -242,12 +251,16 @@ package struct FleetMirror: Sendable {
     package func validate(_ bytes: [UInt8]) -> Result<PlistDictionary, Reason> {
         guard bytes.count <= limits.maxValueBytes else {
             return .failure(
-                Reason("the value is \(bytes.count) bytes, more than the limit of \(limits.maxValueBytes) (FleetMaxValueBytes)"))
+                Reason(
+                    "the value is \(bytes.count) bytes, more than the limit of \(limits.maxValueBytes) (FleetMaxValueBytes)"
+                ))
         }
         let value: PlistValue
         do {
             value = try PlistSerialization.decode(
-                bytes, limits: PlistLimits(maxInputBytes: limits.maxValueBytes, maxDepth: limits.maxDepth + 1,
+                bytes,
+                limits: PlistLimits(
+                    maxInputBytes: limits.maxValueBytes, maxDepth: limits.maxDepth + 1,
                     maxObjectCount: 1 << 20))
         } catch {
             return .failure(Reason("the value is not a property list: \(error)"))
@@ -283,7 +296,8 @@ package struct FleetMirror: Sendable {
                     try removeIfPresent(path)
                     try removeIfPresent(sourcesPath)
                 } else {
-                    try write(PlistSerialization.encode(FleetSource.fileValue(sources), format: .binary), to: sourcesPath)
+                    try write(
+                        PlistSerialization.encode(FleetSource.fileValue(sources), format: .binary), to: sourcesPath)
                     try write(PlistSerialization.encode(.dictionary(values), format: .binary), to: path)
                 }
             } catch let error as EtcdError {
@@ -297,7 +311,9 @@ package struct FleetMirror: Sendable {
     private func writeState() throws(EtcdError) {
         var stored = PlistDictionary()
         for (key, entry) in entries {
-            stored[key] = .dictionary(["ModRevision": .integer(.init(entry.modRevision)), "Values": .dictionary(entry.values)])
+            stored[key] = .dictionary([
+                "ModRevision": .integer(.init(entry.modRevision)), "Values": .dictionary(entry.values),
+            ])
         }
         let state: PlistValue = .dictionary(["Revision": .integer(.init(revision)), "Entries": .dictionary(stored)])
         do {

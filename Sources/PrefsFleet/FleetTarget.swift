@@ -40,7 +40,8 @@ package enum FleetTarget: Sendable, Hashable, CustomStringConvertible {
     package static func isValidMachineID(_ text: String) -> Bool {
         text.utf8.count == 32
             && text.utf8.allSatisfy {
-                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
             }
     }
 }

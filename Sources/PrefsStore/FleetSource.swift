@@ -26,7 +26,9 @@ public struct FleetSource: Sendable, Hashable, CustomStringConvertible {
     package static func fileValue(_ sources: [String: FleetSource]) -> PlistValue {
         var dictionary = PlistDictionary()
         for (key, source) in sources {
-            dictionary[key] = .dictionary(["EtcdKey": .string(source.key), "Revision": .integer(.init(source.revision))])
+            dictionary[key] = .dictionary([
+                "EtcdKey": .string(source.key), "Revision": .integer(.init(source.revision)),
+            ])
         }
         return .dictionary(dictionary)
     }

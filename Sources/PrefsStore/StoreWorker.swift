@@ -183,7 +183,9 @@ final class StoreWorker: Sendable {
         if let system = paths.systemDirectory { directories.append(WatchedDirectory(scope: .system, path: system)) }
         if let forced = paths.forcedDirectory { directories.append(WatchedDirectory(scope: .forced, path: forced)) }
         for scope in [DomainScope.fleetForced, .fleetDefault] {
-            if let directory = paths.directory(of: scope) { directories.append(WatchedDirectory(scope: scope, path: directory)) }
+            if let directory = paths.directory(of: scope) {
+                directories.append(WatchedDirectory(scope: scope, path: directory))
+            }
         }
         var scopes: [DomainScope] = []
         var failure: SystemCallError?

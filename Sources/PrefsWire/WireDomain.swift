@@ -70,7 +70,8 @@ public struct WireDomain: Sendable, Hashable, CustomStringConvertible {
         if let scopeName = try fields.optionalString("scope") {
             guard let parsed = Scope(rawValue: scopeName) else {
                 throw WireError.badField(
-                    fields.path(of: "scope"), "must be one of user, system, forced, fleetForced, fleetDefault (got \"\(scopeName)\")")
+                    fields.path(of: "scope"),
+                    "must be one of user, system, forced, fleetForced, fleetDefault (got \"\(scopeName)\")")
             }
             scope = parsed
         }

@@ -15,7 +15,8 @@ import Testing
     @discardableResult
     func admin(_ cluster: EtcdCluster, _ arguments: [String]) throws -> BuiltProduct.Result {
         let result = try FleetHost.defaults.run(
-            ["fleet"] + arguments, environment: ["PREFERENCES_FLEET_ENDPOINTS": cluster.endpoints.joined(separator: ",")])
+            ["fleet"] + arguments,
+            environment: ["PREFERENCES_FLEET_ENDPOINTS": cluster.endpoints.joined(separator: ",")])
         guard result.status == 0 else { throw TestFailure("defaults fleet \(arguments): \(result)") }
         return result
     }
@@ -57,7 +58,9 @@ import Testing
         let font = try lab1.defaults(["explain", app, "Font"]).standardOutput
         #expect(font.hasPrefix("Font = Sans from user"), "\(font)")
         #expect(font.contains("shadows Mono from fleet-managed default com.example.App"))
-        #expect(try lab2.defaults(["explain", app, "Font"]).standardOutput.hasPrefix("Font = Mono from fleet-managed default"))
+        #expect(
+            try lab2.defaults(["explain", app, "Font"]).standardOutput.hasPrefix(
+                "Font = Mono from fleet-managed default"))
 
         // Host targeting wins over all hosts for that host only; the group's default never reached the office.
         try admin(cluster, ["write", "-forced", "-host", office.machineID, app, "Theme", "office"])
@@ -141,12 +144,16 @@ import Testing
 
         try cluster.control(["put", key, "this is not a property list {"])
         try waitUntil("the refusal of the corrupt value") { host.log.contains("refused etcd key \(key) at revision") }
-        let large = "<plist><dict><key>Big</key><string>" + String(repeating: "x", count: 4000) + "</string></dict></plist>"
+        let large =
+            "<plist><dict><key>Big</key><string>" + String(repeating: "x", count: 4000) + "</string></dict></plist>"
         try cluster.control(["put", key, large])
         try waitUntil("the refusal of the large value") { host.log.contains("more than the limit of 2048") }
-        let deep = "<plist>" + String(repeating: "<array>", count: 80) + String(repeating: "</array>", count: 80) + "</plist>"
+        let deep =
+            "<plist>" + String(repeating: "<array>", count: 80) + String(repeating: "</array>", count: 80) + "</plist>"
         try cluster.control(["put", "/preferences/managed/all/default/com.example.Deep", deep])
-        try waitUntil("the refusal of the deep value") { host.log.contains("/preferences/managed/all/default/com.example.Deep") }
+        try waitUntil("the refusal of the deep value") {
+            host.log.contains("/preferences/managed/all/default/com.example.Deep")
+        }
         try cluster.control(["put", "/preferences/managed/all/forced/bad..name", "<plist><dict/></plist>"])
         try waitUntil("the refusal of the bad domain name") { host.log.contains("bad..name") }
         #expect(host.cached("forced", app) == ["Good": "yes"])

@@ -27,7 +27,8 @@ final class FleetHost: @unchecked Sendable {
     }
 
     /// Settings that join `cluster` with these groups.
-    static func settings(_ cluster: EtcdCluster, groups: [String] = [], extra: PlistDictionary = [:]) -> PlistDictionary {
+    static func settings(_ cluster: EtcdCluster, groups: [String] = [], extra: PlistDictionary = [:]) -> PlistDictionary
+    {
         var settings: PlistDictionary = [
             "FleetEndpoints": .array(cluster.endpoints.map(PlistValue.string)),
             "FleetGroups": .array(groups.map(PlistValue.string)),

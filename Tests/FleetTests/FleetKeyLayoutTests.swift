@@ -16,8 +16,9 @@ import Testing
                 #expect(parsed.target == target && parsed.kind == kind && parsed.domain == domain)
             }
         }
-        #expect(layout.key(target: .group("lab"), kind: .forced, domain: .global)
-            == "/acme/prefs/managed/group/lab/forced/NSGlobalDomain")
+        #expect(
+            layout.key(target: .group("lab"), kind: .forced, domain: .global)
+                == "/acme/prefs/managed/group/lab/forced/NSGlobalDomain")
     }
 
     @Test(arguments: [
