@@ -44,6 +44,11 @@ package struct EtcdWatchEvent: Sendable, Hashable {
     package var kind: Kind
     /// The key, and for a put its new value; `modRevision` is the revision of the change.
     package var keyValue: EtcdKeyValue
+
+    package init(kind: Kind, keyValue: EtcdKeyValue) {
+        self.kind = kind
+        self.keyValue = keyValue
+    }
 }
 
 /// What a watch stream delivers: the watch's creation, a batch of events, or its end.

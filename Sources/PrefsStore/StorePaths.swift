@@ -53,8 +53,8 @@ public struct StorePaths: Hashable, Sendable {
     /// `<prefs>/Fleet`.
     /// - Parameters:
     ///   - environment: The variables; tests pass their own, ``fromProcessEnvironment()`` passes the process's.
-    ///   - machineID: The machine id; by default ``machineID(environment:)``.
-    public init(environment: [String: String], machineID: String? = nil) {
+    ///   - machineID: The machine id; by default read from ``machineIDPath``.
+    public init(environment: [String: String], machineID: String? = StorePaths.systemMachineID()) {
         func variable(_ name: String) -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
             return value
@@ -73,11 +73,11 @@ public struct StorePaths: Hashable, Sendable {
             preferencesDirectory: preferences,
             systemDirectory: variable("PREFERENCES_SYSTEM_DIR") ?? "/etc/preferences",
             shippedDirectory: variable("PREFERENCES_DOMAINS_DIR") ?? "/usr/share/preferences/domains",
-            machineID: machineID ?? Self.machineID(environment: environment),
+            machineID: machineID,
             fleetDirectory: Self.trimmingTrailingSlashes(preferences) + "/" + Self.fleetDirectoryName)
     }
 
-    /// Derives the paths from this process's environment and `/etc/machine-id`.
+    /// Derives the paths from this process's environment and the machine id it selects (``machineID(environment:)``).
     public static func fromProcessEnvironment() -> StorePaths {
         let names = [
             "PREFERENCES_HOME", "XDG_CONFIG_HOME", "HOME", "PREFERENCES_SYSTEM_DIR", "PREFERENCES_DOMAINS_DIR",
@@ -87,7 +87,7 @@ public struct StorePaths: Hashable, Sendable {
         for name in names {
             if let value = POSIX.environmentVariable(name) { environment[name] = value }
         }
-        return StorePaths(environment: environment)
+        return StorePaths(environment: environment, machineID: machineID(environment: environment))
     }
 
     /// The machine id an environment selects: `PREFERENCES_MACHINE_ID` when it holds 32 hexadecimal digits (tests
