@@ -20,7 +20,9 @@ import Testing
             machineID: Self.machineID, fleetDirectory: directory.file("prefs/Fleet"))
     }
 
-    func put(_ target: FleetTarget, _ kind: FleetKind, _ values: PlistDictionary, revision: Int64) throws
+    func put(
+        _ target: FleetTarget, _ kind: FleetKind, _ values: PlistDictionary, revision: Int64
+    ) throws
         -> EtcdWatchEvent
     {
         let bytes = try PlistSerialization.encode(.dictionary(values), format: .binary)
@@ -33,7 +35,8 @@ import Testing
 
     func store() -> PreferencesStore {
         PreferencesStore(
-            paths: paths, configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
+            paths: paths,
+            configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
     }
 
     @Test func hostWinsOverGroupsInTheirOrderAndGroupsOverAllHosts() throws {
@@ -58,7 +61,9 @@ import Testing
         #expect(resolved.effectiveValue(forKey: "d", in: list) == "host")
         let resolution = resolved.resolve("c", in: list)
         #expect(resolution.isForced)
-        #expect(resolution.winner?.fleetSource == FleetSource(key: "/preferences/managed/group/first/forced/com.example.App", revision: 4))
+        #expect(
+            resolution.winner?.fleetSource
+                == FleetSource(key: "/preferences/managed/group/first/forced/com.example.App", revision: 4))
     }
 
     @Test func refusedValuesKeepTheLastGoodAndDeletionsAndFullReadsRemove() throws {
@@ -66,12 +71,14 @@ import Testing
         _ = try mirror.prepare()
         _ = try mirror.apply([try put(.all, .default, ["k": "good"], revision: 2)], revision: 2)
         let key = layout.key(target: .all, kind: .default, domain: app)
-        let bad = EtcdWatchEvent(kind: .put, keyValue: EtcdKeyValue(key: Array(key.utf8), value: Array("(1,".utf8), modRevision: 3))
+        let bad = EtcdWatchEvent(
+            kind: .put, keyValue: EtcdKeyValue(key: Array(key.utf8), value: Array("(1,".utf8), modRevision: 3))
         let refusals = try mirror.apply([bad], revision: 3)
         #expect(refusals.map { $0.key } == [key])
         #expect(refusals.first?.revision == 3)
         let file = try paths.path(for: DomainID(app, scope: .fleetDefault))
-        #expect(try PlistSerialization.decode(Array(FileManager.default.contents(atPath: file) ?? Data())) == ["k": "good"])
+        #expect(
+            try PlistSerialization.decode(Array(FileManager.default.contents(atPath: file) ?? Data())) == ["k": "good"])
 
         // A new run reads the state and goes on from its revision.
         var again = try FleetMirror(paths: paths, layout: layout, groups: [], limits: .init(maxValueBytes: 1024))
