@@ -72,6 +72,7 @@ let package = Package(
             name: "DefaultsCommand",
             dependencies: [
                 "PrefsPOSIX",
+                "PrefsFleet",
                 "PrefsPlist",
                 "PrefsStore",
                 "PrefsAccess",
@@ -79,10 +80,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The etcd v3 client (JSON gateway over HTTP/1.1 on SwiftNIO) and the fleet cache; prefsd and `defaults fleet`
+        // use it, the store never does (docs/FLEET.md).
+        .target(
+            name: "PrefsFleet",
+            dependencies: [
+                "PrefsPOSIX", "PrefsPlist", "PrefsStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "PrefsDaemon",
             dependencies: [
-                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd",
+                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -188,6 +200,13 @@ let package = Package(
             dependencies: [
                 "PrefsAccess", "PrefsClient", "PrefsWire", "PrefsTestSupport", "Preferences", "prefsd", "defaults",
                 "PreferencesFixture",
+            ]
+        ),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: [
+                "PrefsFleet", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient", "PrefsTestSupport", "prefsd",
+                "defaults",
             ]
         ),
         .testTarget(

@@ -64,6 +64,14 @@ struct CommandRunner: Sendable {
 
     /// Runs a parsed command line and returns the exit status.
     func run(_ invocation: Invocation) async -> Int32 {
+        if case .fleet(let command) = invocation.command {
+            do {
+                return try await fleet(command)
+            } catch {
+                report(error)
+                return error.exitStatus
+            }
+        }
         guard case .watch(let domain, let key) = invocation.command else { return runSynchronously(invocation) }
         do {
             try await watch(domain, key: key, host: invocation.host)
@@ -84,7 +92,10 @@ struct CommandRunner: Sendable {
             report(error)
             return error.exitStatus
         }
-        guard case .watch = invocation.command else { return runSynchronously(invocation) }
+        switch invocation.command {
+        case .watch, .fleet: break
+        default: return runSynchronously(invocation)
+        }
         let status = Mutex<Int32>(0)
         let finished = SystemCalls.Semaphore()
         Task.detached { [self] in
@@ -153,6 +164,8 @@ struct CommandRunner: Sendable {
         case .watch:
             // run(_:) and runBlocking(_:) send watch to its service and never here.
             throw DefaultsError(.unsupported, "defaults: watch needs the asynchronous runner")
+        case .fleet:
+            throw DefaultsError(.unsupported, "defaults: fleet needs the asynchronous runner")
         case .explain(let domain, let key, let suites):
             return try explain(key, domain: domain, suites: suites, host: host)
         case .migrate(let sources, let domains, let overwrite, let dryRun):

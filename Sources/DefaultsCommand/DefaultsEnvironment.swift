@@ -5,7 +5,8 @@ import PrefsStore
 /// directory (for relative file paths) and the host name (for `-host`). Tests pass their own.
 struct DefaultsEnvironment: Sendable {
     /// The variables `StorePaths` reads (`PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`,
-    /// `PREFERENCES_DOMAINS_DIR`), and `GNUSTEP_USER_DEFAULTS_DIR`, which `migrate` reads.
+    /// `PREFERENCES_DOMAINS_DIR`, `PREFERENCES_MACHINE_ID`), `GNUSTEP_USER_DEFAULTS_DIR`, which `migrate` reads, and
+    /// the fleet's endpoints and prefix, which `fleet` reads.
     var variables: [String: String]
     /// This machine's id, which names by-host files, or `nil` when `/etc/machine-id` is missing.
     var machineID: String?
@@ -17,7 +18,8 @@ struct DefaultsEnvironment: Sendable {
     /// The names of the variables kept in ``variables``.
     static let variableNames = [
         "PREFERENCES_HOME", "XDG_CONFIG_HOME", "HOME", "PREFERENCES_SYSTEM_DIR", "PREFERENCES_DOMAINS_DIR",
-        "GNUSTEP_USER_DEFAULTS_DIR",
+        "GNUSTEP_USER_DEFAULTS_DIR", "PREFERENCES_MACHINE_ID", "PREFERENCES_FLEET_ENDPOINTS",
+        "PREFERENCES_FLEET_PREFIX",
     ]
 
     /// This process's environment.
@@ -27,7 +29,7 @@ struct DefaultsEnvironment: Sendable {
             if let value = POSIX.environmentVariable(name) { variables[name] = value }
         }
         return DefaultsEnvironment(
-            variables: variables, machineID: StorePaths.systemMachineID(),
+            variables: variables, machineID: StorePaths.machineID(environment: variables),
             currentDirectory: SystemCalls.currentDirectory(), hostName: SystemCalls.hostName())
     }
 

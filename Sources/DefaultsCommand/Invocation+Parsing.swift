@@ -132,6 +132,8 @@ extension Invocation {
             guard let key = reader.next() else { throw .usage("explain needs a domain and a key") }
             try reader.expectEnd()
             return .explain(domain, key: key, suites: suites)
+        case "fleet":
+            return .fleet(try FleetCommand.parse(&reader))
         case "migrate":
             var sources = MigrationSource.Kind.allCases
             var overwrite = false

@@ -35,6 +35,8 @@ package struct Invocation: Sendable, Equatable {
         case watch(DomainSelector?, key: String?)
         /// `explain [-suite <domain>]... <domain> <key>`.
         case explain(DomainSelector, key: String, suites: [DomainSelector])
+        /// `fleet write|read|delete|list …`: edit the managed domains in etcd.
+        case fleet(FleetCommand)
         /// `migrate [-from foundation|gnustep] [-overwrite] [-dry-run] [<domain>...]`; `sources` in the order read.
         case migrate(sources: [MigrationSource.Kind], domains: [DomainSelector], overwrite: Bool, dryRun: Bool)
         /// `completion <shell>`.

@@ -12,6 +12,8 @@ struct KeyExplanation: Sendable {
         var path: String?
         /// The layer's value.
         var value: PlistValue
+        /// For a fleet-managed layer: `etcd key /preferences/… revision 42`.
+        var fleetSource: String?
     }
 
     /// A layer searched as empty because its file could not be read.
@@ -39,7 +41,9 @@ struct KeyExplanation: Sendable {
     /// ```
     var text: String {
         func source(_ source: Source) -> String {
-            source.value.compactDescription + " from " + source.layer + (source.path.map { " (\($0))" } ?? "")
+            let details = [source.path, source.fleetSource].compactMap { $0 }
+            return source.value.compactDescription + " from " + source.layer
+                + (details.isEmpty ? "" : " (" + details.joined(separator: "; ") + ")")
         }
         let name = PlistValue.quotedDefaultsText(key)
         var lines = [winner.map { "\(name) = \(source($0))" } ?? "\(name) is not set in any layer"]
@@ -53,7 +57,9 @@ extension KeyExplanation {
     /// The explanation of a store resolution, from either route.
     init(_ resolution: Resolution) {
         func source(_ candidate: Resolution.Candidate) -> Source {
-            Source(layer: candidate.layer.description, path: candidate.path, value: candidate.value)
+            Source(
+                layer: candidate.layer.description, path: candidate.path, value: candidate.value,
+                fleetSource: candidate.fleetSource?.description)
         }
         self.init(
             key: resolution.key, winner: resolution.winner.map(source), shadowed: resolution.shadowed.map(source),

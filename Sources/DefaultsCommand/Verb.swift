@@ -218,6 +218,38 @@ struct Verb: Sendable {
             ],
             isExtension: true),
         Verb(
+            "fleet",
+            forms: [
+                Form(
+                    "fleet write -forced|-default [-group <name> | -host <id>] <domain> <key> <value>",
+                    "sets a fleet-managed key in etcd", isExtension: true),
+                Form(
+                    "fleet read|delete -forced|-default [-group <name> | -host <id>] <domain> [<key>]",
+                    "shows or removes a fleet-managed domain or key", isExtension: true),
+                Form(
+                    "fleet list [-forced|-default] [-all | -group <name> | -host <id>]",
+                    "lists the fleet-managed domains", isExtension: true),
+            ],
+            options: [
+                Option(name: "-forced", values: []), Option(name: "-default", values: []),
+                Option(name: "-all", values: []), Option(name: "-group", values: []),
+                Option(name: "-host", values: []), Option(name: "-endpoints", values: []),
+                Option(name: "-prefix", values: []),
+            ],
+            slots: [.text, .domain, .key, .value],
+            manual: [
+                "Edits the domains a fleet administrator manages in etcd (docs/FLEET.md): forced (the user cannot "
+                    + "override them) or defaults (just above the registration defaults), for every host (-all, the "
+                    + "default), a group of hosts (-group), or one machine (-host, its machine id). Every prefsd "
+                    + "joined to the fleet mirrors them within about a second. The endpoints come from -endpoints "
+                    + "(comma-separated URLs) or PREFERENCES_FLEET_ENDPOINTS, the key prefix from -prefix or "
+                    + "PREFERENCES_FLEET_PREFIX (default /preferences/).",
+                "write and delete read the domain, edit it, and write it back in one etcd transaction that holds "
+                    + "only if the domain's revision is still the one read, retrying on a conflict: two "
+                    + "administrators never lose each other's change. Values are given as for write.",
+            ],
+            isExtension: true),
+        Verb(
             "migrate",
             forms: [
                 Form(

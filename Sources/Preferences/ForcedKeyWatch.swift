@@ -1,7 +1,8 @@
 import PrefsStore
 import Synchronization
 
-/// How many keys the administrator forces for one domain (in its forced file and the global one), kept current by
+/// How many keys the administrator forces for one domain (in its forced file and the global one, locally and from the
+/// fleet), kept current by
 /// observing both, so that a write need not look a key up in them while they are empty, as they nearly always are.
 final class ForcedKeyWatch: Sendable {
     private let counter: Counter
@@ -11,7 +12,10 @@ final class ForcedKeyWatch: Sendable {
     init(domain: DomainName, engine: PreferencesStore) {
         let counter = Counter()
         var subscriptions: [Subscription] = []
-        for forced in Set([DomainID(domain, scope: .forced), DomainID(.global, scope: .forced)]) {
+        let forcedDomains = [DomainScope.forced, .fleetForced].flatMap {
+            [DomainID(domain, scope: $0), DomainID(.global, scope: $0)]
+        }
+        for forced in Set(forcedDomains) {
             let subscription = engine.subscribe(.domain(forced)) { [counter] events in
                 for event in events {
                     switch (event.oldValue, event.newValue) {

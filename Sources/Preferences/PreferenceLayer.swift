@@ -12,6 +12,8 @@ public enum PreferenceLayer: Hashable, Sendable, CustomStringConvertible {
     /// `user com.example.App`, `forced NSGlobalDomain`, `arguments`, `registered`: as `defaults explain` prints it.
     public var description: String {
         switch self {
+        case .domain(let name, .fleetForced): "fleet-managed forced \(name)"
+        case .domain(let name, .fleetDefault): "fleet-managed default \(name)"
         case .domain(let name, let scope): "\(scope) \(name)"
         case .arguments: "arguments"
         case .registration: "registered"

@@ -13,8 +13,14 @@ public enum PreferenceScope: String, Hashable, Sendable, CaseIterable, CustomStr
     case forced
     /// The registration defaults a package ships, `/usr/share/preferences/domains/<domain>.plist`.
     case shipped
+    /// The fleet administrator's enforced value, mirrored from etcd by prefsd into `<prefs>/Fleet/forced`; no write
+    /// changes it.
+    case fleetForced
+    /// The fleet administrator's default, mirrored from etcd by prefsd into `<prefs>/Fleet/default`; the user's
+    /// own value overrides it.
+    case fleetDefault
 
-    /// The name, as `defaults explain` prints it: `user`, `byHost`, `system`, `forced`, `shipped`.
+    /// The name: `user`, `byHost`, `system`, `forced`, `shipped`, `fleetForced`, `fleetDefault`.
     public var description: String { rawValue }
 
     init(_ scope: DomainScope) {
@@ -24,6 +30,8 @@ public enum PreferenceScope: String, Hashable, Sendable, CaseIterable, CustomStr
         case .system: self = .system
         case .forced: self = .forced
         case .shipped: self = .shipped
+        case .fleetForced: self = .fleetForced
+        case .fleetDefault: self = .fleetDefault
         }
     }
 
@@ -34,6 +42,8 @@ public enum PreferenceScope: String, Hashable, Sendable, CaseIterable, CustomStr
         case .system: .system
         case .forced: .forced
         case .shipped: .shipped
+        case .fleetForced: .fleetForced
+        case .fleetDefault: .fleetDefault
         }
     }
 }

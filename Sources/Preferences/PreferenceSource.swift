@@ -44,7 +44,7 @@ public struct PreferenceSource: Sendable, CustomStringConvertible {
 
     /// Whether the value comes from a forced layer, which no write through ``Preferences`` can change.
     public var isForced: Bool {
-        if case .domain(_, .forced)? = winner?.layer { return true }
+        if case .domain(_, let scope)? = winner?.layer { return scope == .forced || scope == .fleetForced }
         return false
     }
 

@@ -147,12 +147,15 @@ extension Preferences {
             path: path)
     }
 
-    /// The forced domain that holds a key for a domain (its own forced file, then the global one), if any.
+    /// The forced domain that holds a key for a domain (its own forced file, then the global one, then the same in
+    /// the fleet's forced layer), if any.
     func forcingLayer(ofKey key: String, in name: DomainName) -> DomainID? {
-        let forced = DomainID(name, scope: .forced)
-        if engine.value(forKey: key, in: forced) != nil { return forced }
-        let forcedGlobal = DomainID(.global, scope: .forced)
-        if engine.value(forKey: key, in: forcedGlobal) != nil { return forcedGlobal }
+        for scope in [DomainScope.forced, .fleetForced] {
+            let forced = DomainID(name, scope: scope)
+            if engine.value(forKey: key, in: forced) != nil { return forced }
+            let forcedGlobal = DomainID(.global, scope: scope)
+            if engine.value(forKey: key, in: forcedGlobal) != nil { return forcedGlobal }
+        }
         return nil
     }
 }

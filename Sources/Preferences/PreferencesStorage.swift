@@ -135,7 +135,8 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
 
     /// Preferences in explicit directories, as for tests and containers.
     /// - Parameters:
-    ///   - preferences: The user's Preferences directory (created 0700 on first write).
+    ///   - preferences: The user's Preferences directory (created 0700 on first write); the fleet cache prefsd writes
+    ///     is its `Fleet` subdirectory, as for the environment's.
     ///   - system: The administrator's directory, holding `forced/`; `nil` for none.
     ///   - domains: The shipped registration defaults; `nil` for none.
     ///   - machineID: The 32 hexadecimal digits that name by-host files; `nil` reads `/etc/machine-id`.
@@ -149,7 +150,8 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     ) -> PreferencesStorage {
         let paths = StorePaths(
             preferencesDirectory: preferences, systemDirectory: system, shippedDirectory: domains,
-            machineID: machineID ?? StorePaths.systemMachineID())
+            machineID: machineID ?? StorePaths.systemMachineID(),
+            fleetDirectory: preferences + "/" + StorePaths.fleetDirectoryName)
         return PreferencesStorage(
             handle: Handle(kind: .files(paths, .never), flushDelay: flushDelay, diagnostics: diagnostics))
     }

@@ -208,6 +208,8 @@ package final class DaemonAccess: DomainAccess {
         case .byHost: operation = .listDomains(scope: .user, byHost: true)
         case .system: operation = .listDomains(scope: .system, byHost: false)
         case .forced: operation = .listDomains(scope: .forced, byHost: false)
+        case .fleetForced: operation = .listDomains(scope: .fleetForced, byHost: false)
+        case .fleetDefault: operation = .listDomains(scope: .fleetDefault, byHost: false)
         case .shipped:
             throw PrefsAccessError(.unavailable, "prefsd does not list the shipped registration domains")
         }

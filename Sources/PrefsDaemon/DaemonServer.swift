@@ -42,6 +42,8 @@ public final class DaemonServer: Service, Sendable {
         var lastActivity = ContinuousClock.now
         var isStopping = false
         var statusDirty = true
+        /// What other services add to the status line (the fleet's state), or `nil`.
+        var extraStatus: String?
         var lastStatus = ""
         /// Replaced by a reload of the settings.
         var idleExitDelay: Duration?
@@ -432,10 +434,23 @@ public final class DaemonServer: Service, Sendable {
         }
     }
 
-    /// `12 domains, 3 clients`.
+    /// Sets what another service (the fleet's) adds to the `STATUS=` line; sent within a second.
+    /// - Parameter text: One line, or `nil` to add nothing.
+    public func setExtraStatus(_ text: String?) {
+        state.withLock { state in
+            if state.extraStatus != text {
+                state.extraStatus = text
+                state.statusDirty = true
+            }
+        }
+    }
+
+    /// `12 domains, 3 clients`, then what ``setExtraStatus(_:)`` set: `; fleet: …`.
     private func statusLine() -> String {
         let domains = (try? shared.store.domainNames(scope: .user).count) ?? 0
         let clients = connectionCount
+        let extra = state.withLock { $0.extraStatus }
         return "\(domains) domain\(domains == 1 ? "" : "s"), \(clients) client\(clients == 1 ? "" : "s")"
+            + (extra.map { "; " + $0 } ?? "")
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import PrefsFleet
 import PrefsPlist
 import PrefsStore
 import PrefsWire
@@ -35,6 +36,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var limits: WireLimits = .default
     /// One sentence per setting that was ignored, naming the key, the value and why.
     public var warnings: [String] = []
+    /// The fleet to join (``FleetSettings``), or `nil` for none: then prefsd opens no network connection.
+    package var fleet: FleetSettings?
 
     /// The setting key of each limit.
     static let limitKeys: [(key: String, limit: WireLimit)] = [
@@ -106,6 +109,9 @@ public struct DaemonSettings: Sendable, Equatable {
                 warn(key, value, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }
         }
+        var fleetWarnings: [String] = []
+        fleet = FleetSettings.read(values) { fleetWarnings.append($0) }
+        warnings += fleetWarnings
         if limits.maxFrameBytes < limits.maxDomainBytes + 64 * 1024 {
             warnings.append(
                 "settings MaxFrameBytes (\(limits.maxFrameBytes)) and MaxDomainBytes (\(limits.maxDomainBytes)) of "

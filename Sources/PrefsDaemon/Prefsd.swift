@@ -75,9 +75,19 @@ public enum Prefsd {
             logger.critical("cannot use the sockets systemd passed", metadata: ["error": "\(error)"])
             return 1
         }
+        // With fleet settings the cache is opened before the store, so that the store watches it from the start.
+        let fleetLogger = Logger(label: "prefsd.fleet")
+        let fleetMirror = settings.fleet.flatMap {
+            FleetService.prepareMirror(settings: $0, paths: paths, logger: fleetLogger)
+        }
+        var idleExitDelay = settings.idleExitDelay
+        if fleetMirror != nil, idleExitDelay != nil {
+            logger.notice("IdleExitSeconds is ignored: a host in a fleet keeps watching etcd while it runs")
+            idleExitDelay = nil
+        }
         let configuration = DaemonConfiguration(
             socketPath: socketOverride ?? DaemonConfiguration.defaultSocketPath(), storePaths: paths,
-            limits: settings.limits, flushDelay: settings.flushDelay, idleExitDelay: settings.idleExitDelay,
+            limits: settings.limits, flushDelay: settings.flushDelay, idleExitDelay: idleExitDelay,
             logLevel: settings.logLevel, idleTimeout: settings.idleTimeout, frameTimeout: settings.frameTimeout,
             socketCreationMask: SocketListener.socketMask)
         let storeLogger = Logger(label: "prefsd.store")
@@ -96,17 +106,25 @@ public enum Prefsd {
         let server = DaemonServer(
             configuration: configuration, store: store, activatedSocket: activated, notifier: notifier,
             logger: Logger(label: "prefsd.server"))
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
+            .init(service: StoreFlushService(store: store, logger: storeLogger)),
+            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),
+            .init(
+                service: SettingsReloadService(
+                    settings: settings, paths: paths, server: server, notifier: notifier,
+                    logger: Logger(label: "prefsd.settings"))),
+        ]
+        if let fleet = settings.fleet, let fleetMirror {
+            services.append(
+                .init(
+                    service: FleetService(
+                        settings: fleet, paths: paths, logger: fleetLogger, report: { server.setExtraStatus($0) },
+                        prepared: fleetMirror)))
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
-                    .init(service: StoreFlushService(store: store, logger: storeLogger)),
-                    .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),
-                    .init(
-                        service: SettingsReloadService(
-                            settings: settings, paths: paths, server: server, notifier: notifier,
-                            logger: Logger(label: "prefsd.settings"))),
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: Logger(label: "prefsd.lifecycle")))
         do {

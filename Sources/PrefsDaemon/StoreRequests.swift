@@ -79,6 +79,8 @@ struct StoreRequests: Sendable {
                 case .user: byHost ? .byHost : .user
                 case .system: .system
                 case .forced: .forced
+                case .fleetForced: .fleetForced
+                case .fleetDefault: .fleetDefault
                 }
             let names = try mapErrors(nil) { () throws(PrefsStoreError) in try store.domainNames(scope: storeScope) }
             return .listDomains(names.map(\.rawValue).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })

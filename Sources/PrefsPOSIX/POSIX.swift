@@ -384,6 +384,13 @@ package enum POSIX {
         if result == -1, code != EINVAL, code != EROFS { throw SystemCallError("fsync", path: path, errno: code) }
     }
 
+    /// Renames a file or directory (`rename(2)`): atomic, replacing a file at `destination`.
+    /// - Throws: ``SystemCallError`` for `rename`, naming `destination`.
+    package static func renameFile(_ source: String, to destination: String) throws(SystemCallError) {
+        let (result, code) = retrying { Glibc.rename(source, destination) }
+        if result == -1 { throw SystemCallError("rename", path: destination, errno: code) }
+    }
+
     /// Removes a file; a missing one is fine.
     /// - Parameter path: The file.
     /// - Throws: ``SystemCallError`` for `unlink`.

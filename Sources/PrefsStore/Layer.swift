@@ -7,9 +7,11 @@ public enum Layer: Hashable, Sendable, CustomStringConvertible {
     /// The defaults registered in this process with `register(defaults:)`, never persisted.
     case registered
 
-    /// `forced com.example.App`, `arguments`, `registered`, …
+    /// `forced com.example.App`, `fleet-managed forced com.example.App`, `arguments`, `registered`, …
     public var description: String {
         switch self {
+        case .domain(let id) where id.scope == .fleetForced: "fleet-managed forced \(id.name)"
+        case .domain(let id) where id.scope == .fleetDefault: "fleet-managed default \(id.name)"
         case .domain(let id): "\(id.scope) \(id.name)"
         case .arguments: "arguments"
         case .registered: "registered"

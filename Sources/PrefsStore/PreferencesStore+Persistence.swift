@@ -93,6 +93,8 @@ extension PreferencesStore {
     func presentSlot(_ domain: DomainID) -> Int? {
         if let slot = state.withLock({ $0.slot(of: domain) }) { return slot }
         if isInMemory { return nil }
+        // A read-only layer without a directory (no fleet cache, no system directory) has nothing to load.
+        if !domain.scope.isWritable, paths.directory(of: domain.scope) == nil { return nil }
         do {
             if try FileSystem.identity(of: paths.location(of: domain).path) == nil { return nil }
         } catch {

@@ -40,6 +40,10 @@ extension PreferencesStore {
         var domainSlots: [DomainID: Int] = [:]
         for domain in searchList.domains { domainSlots[domain] = presentSlot(domain) }
         let layers = searchList.layers
+        var fleetSources: [DomainID: [String: FleetSource]] = [:]
+        for domain in searchList.domains where domain.scope.isFleet && domainSlots[domain] != nil {
+            if let path = paths.fleetSourcesPath(for: domain) { fleetSources[domain] = FleetSource.read(path: path) }
+        }
         return state.withLock { state in
             var candidates: [Resolution.Candidate] = []
             var skipped: [Resolution.SkippedLayer] = []
@@ -58,7 +62,12 @@ extension PreferencesStore {
                 case .registered:
                     value = state.registered[key]
                 }
-                if let value { candidates.append(Resolution.Candidate(layer: layer, path: path, value: value)) }
+                var fleetSource: FleetSource?
+                if case .domain(let id) = layer { fleetSource = fleetSources[id]?[key] }
+                if let value {
+                    candidates.append(
+                        Resolution.Candidate(layer: layer, path: path, value: value, fleetSource: fleetSource))
+                }
             }
             return Resolution(
                 key: key, winner: candidates.first, shadowed: Array(candidates.dropFirst()), skipped: skipped)

@@ -50,9 +50,11 @@ extension PreferencesStore {
                 }
                 if event.mask & FileSystem.WatchMask.isDirectory != 0 {
                     let appeared = event.mask & (FileSystem.WatchMask.create | FileSystem.WatchMask.movedTo) != 0
-                    if appeared, let subdirectory = worker.subdirectory(named: event.name, in: directory.scope) {
-                        worker.watch(subdirectory)
-                        rescanScopes.insert(subdirectory.scope)
+                    if appeared {
+                        for subdirectory in worker.subdirectories(named: event.name, in: directory.scope) {
+                            worker.watch(subdirectory)
+                            rescanScopes.insert(subdirectory.scope)
+                        }
                     }
                     continue
                 }

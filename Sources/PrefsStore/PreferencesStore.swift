@@ -120,14 +120,7 @@ public final class PreferencesStore: Sendable {
     /// - Throws: ``PrefsStoreError`` with code `.ioFailure` when the directory cannot be listed.
     public func domainNames(scope: DomainScope) throws(PrefsStoreError) -> [DomainName] {
         var names = Set<DomainName>()
-        let directory: String? =
-            switch scope {
-            case .user: paths.preferencesDirectory
-            case .byHost: paths.machineID == nil ? nil : paths.byHostDirectory
-            case .system: paths.systemDirectory
-            case .forced: paths.forcedDirectory
-            case .shipped: paths.shippedDirectory
-            }
+        let directory = paths.directory(of: scope)
         if let directory, !isInMemory {
             do {
                 for fileName in try FileSystem.directoryEntries(directory) {

@@ -13,11 +13,14 @@ public struct Resolution: Sendable, CustomStringConvertible {
         public var path: String?
         /// The layer's value for the key.
         public var value: PlistValue
+        /// For a fleet layer, the etcd key and revision the value came from, when the cache records them.
+        public var fleetSource: FleetSource?
 
-        package init(layer: Layer, path: String?, value: PlistValue) {
+        package init(layer: Layer, path: String?, value: PlistValue, fleetSource: FleetSource? = nil) {
             self.layer = layer
             self.path = path
             self.value = value
+            self.fleetSource = fleetSource
         }
     }
 
@@ -53,9 +56,10 @@ public struct Resolution: Sendable, CustomStringConvertible {
     /// The effective value, or `nil` when no layer holds the key.
     public var value: PlistValue? { winner?.value }
 
-    /// True when the effective value comes from a forced layer, which no write can change.
+    /// True when the effective value comes from a forced layer (the local or the fleet's), which no write can
+    /// change.
     public var isForced: Bool {
-        if case .domain(let id)? = winner?.layer { return id.scope == .forced }
+        if case .domain(let id)? = winner?.layer { return id.scope.isForced }
         return false
     }
 
@@ -63,11 +67,17 @@ public struct Resolution: Sendable, CustomStringConvertible {
     ///
     /// ```
     /// Theme = dark from user com.example.App (/home/ada/.config/preferences/com.example.App.plist)
+    ///   shadows light from fleet-managed default com.example.App (…/Fleet/default/com.example.App.plist; etcd key
+    ///   /preferences/managed/all/default/com.example.App revision 42)
     ///   shadows light from registered
     /// ```
     public var description: String {
         func source(_ candidate: Candidate) -> String {
-            "\(candidate.value.defaultsDescription) from \(candidate.layer)" + (candidate.path.map { " (\($0))" } ?? "")
+            var details = [String]()
+            if let path = candidate.path { details.append(path) }
+            if let fleetSource = candidate.fleetSource { details.append(fleetSource.description) }
+            return "\(candidate.value.defaultsDescription) from \(candidate.layer)"
+                + (details.isEmpty ? "" : " (" + details.joined(separator: "; ") + ")")
         }
         var lines = [winner.map { "\(key) = \(source($0))" } ?? "\(key) is not set in any layer"]
         lines += shadowed.map { "  shadows \(source($0))" }

@@ -1,12 +1,12 @@
 /// The layers an application's lookups walk, highest priority first; the first layer holding a key wins.
 ///
 /// For domain `A` with suites `S…` the order is (DESIGN §3):
-/// 1. forced `A`, forced global
+/// 1. forced `A`, forced global, then the fleet's forced `A` and global (docs/FLEET.md)
 /// 2. the argument domain (only with ``includesArguments``)
 /// 3. `A` by-host, `A`
 /// 4. each suite, by-host then plain, in the order given
 /// 5. global by-host, global
-/// 6. system `A`, system global
+/// 6. system `A`, system global, then the fleet's defaults for `A` and global
 /// 7. registered defaults, then the shipped defaults of `A`, each suite, and global
 ///
 /// By-host layers are left out without ``includesByHost``; global ones without ``includesGlobal``.
@@ -54,6 +54,8 @@ public struct SearchList: Hashable, Sendable, CustomStringConvertible {
         }
         add(domain, .forced)
         add(.global, .forced)
+        add(domain, .fleetForced)
+        add(.global, .fleetForced)
         if includesArguments { add(.arguments) }
         for name in [domain] + suites + [.global] {
             add(name, .byHost)
@@ -61,6 +63,8 @@ public struct SearchList: Hashable, Sendable, CustomStringConvertible {
         }
         add(domain, .system)
         add(.global, .system)
+        add(domain, .fleetDefault)
+        add(.global, .fleetDefault)
         add(.registered)
         for name in [domain] + suites + [.global] { add(name, .shipped) }
         return layers

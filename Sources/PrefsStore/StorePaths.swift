@@ -8,6 +8,8 @@ import PrefsPOSIX
 /// | system layer | `/etc/preferences` | `PREFERENCES_SYSTEM_DIR` |
 /// | forced layer | `<system>/forced` | |
 /// | shipped registration defaults | `/usr/share/preferences/domains` | `PREFERENCES_DOMAINS_DIR` |
+/// | fleet cache (written by prefsd) | `<prefs>/Fleet` | |
+/// | machine id | `/etc/machine-id` | `PREFERENCES_MACHINE_ID` (32 hexadecimal digits) |
 ///
 /// The machine id is the one `sd_id128_get_machine()` returns: the 32 hexadecimal digits in
 /// `/etc/machine-id`. Reading the file directly keeps libsystemd out of the store.
@@ -20,6 +22,11 @@ public struct StorePaths: Hashable, Sendable {
     public var shippedDirectory: String?
     /// The machine id that names by-host files, or `nil` when unknown (by-host domains are then unavailable).
     public var machineID: String?
+    /// The fleet cache prefsd mirrors managed domains into (docs/FLEET.md), or `nil` to have no fleet layers.
+    public var fleetDirectory: String?
+
+    /// The name of the fleet cache inside the Preferences directory.
+    public static let fleetDirectoryName = "Fleet"
 
     /// The file that holds the machine id.
     public static let machineIDPath = "/etc/machine-id"
@@ -30,14 +37,20 @@ public struct StorePaths: Hashable, Sendable {
     ///   - systemDirectory: The administrator's directory (with `forced/` inside), or `nil`.
     ///   - shippedDirectory: The shipped registration defaults, or `nil`.
     ///   - machineID: 32 hexadecimal digits naming by-host files, or `nil`; anything else counts as `nil`.
-    public init(preferencesDirectory: String, systemDirectory: String?, shippedDirectory: String?, machineID: String?) {
+    ///   - fleetDirectory: The fleet cache, or `nil` (the default) to have no fleet layers.
+    public init(
+        preferencesDirectory: String, systemDirectory: String?, shippedDirectory: String?, machineID: String?,
+        fleetDirectory: String? = nil
+    ) {
         self.preferencesDirectory = Self.trimmingTrailingSlashes(preferencesDirectory)
         self.systemDirectory = systemDirectory.map(Self.trimmingTrailingSlashes)
         self.shippedDirectory = shippedDirectory.map(Self.trimmingTrailingSlashes)
         self.machineID = machineID.flatMap(Self.validMachineID)
+        self.fleetDirectory = fleetDirectory.map(Self.trimmingTrailingSlashes)
     }
 
-    /// Derives the paths from environment variables, with the defaults of the table above.
+    /// Derives the paths from environment variables, with the defaults of the table above; the fleet cache is
+    /// `<prefs>/Fleet`.
     /// - Parameters:
     ///   - environment: The variables; tests pass their own, ``fromProcessEnvironment()`` passes the process's.
     ///   - machineID: The machine id; by default read from ``machineIDPath``.
@@ -60,19 +73,27 @@ public struct StorePaths: Hashable, Sendable {
             preferencesDirectory: preferences,
             systemDirectory: variable("PREFERENCES_SYSTEM_DIR") ?? "/etc/preferences",
             shippedDirectory: variable("PREFERENCES_DOMAINS_DIR") ?? "/usr/share/preferences/domains",
-            machineID: machineID)
+            machineID: machineID,
+            fleetDirectory: Self.trimmingTrailingSlashes(preferences) + "/" + Self.fleetDirectoryName)
     }
 
-    /// Derives the paths from this process's environment and `/etc/machine-id`.
+    /// Derives the paths from this process's environment and the machine id it selects (``machineID(environment:)``).
     public static func fromProcessEnvironment() -> StorePaths {
         let names = [
             "PREFERENCES_HOME", "XDG_CONFIG_HOME", "HOME", "PREFERENCES_SYSTEM_DIR", "PREFERENCES_DOMAINS_DIR",
+            "PREFERENCES_MACHINE_ID",
         ]
         var environment: [String: String] = [:]
         for name in names {
             if let value = POSIX.environmentVariable(name) { environment[name] = value }
         }
-        return StorePaths(environment: environment)
+        return StorePaths(environment: environment, machineID: machineID(environment: environment))
+    }
+
+    /// The machine id an environment selects: `PREFERENCES_MACHINE_ID` when it holds 32 hexadecimal digits (tests
+    /// and containers that stand for several machines), else the one in ``machineIDPath``.
+    public static func machineID(environment: [String: String]) -> String? {
+        environment["PREFERENCES_MACHINE_ID"].flatMap(validMachineID) ?? systemMachineID()
     }
 
     /// The machine id from ``machineIDPath``, or `nil` when the file is missing or malformed.
@@ -83,6 +104,21 @@ public struct StorePaths: Hashable, Sendable {
 
     /// The administrator's enforced layer, `<system>/forced`.
     public var forcedDirectory: String? { systemDirectory.map { $0 + "/forced" } }
+
+    /// The fleet's enforced layer, `<fleet>/forced`.
+    public var fleetForcedDirectory: String? { fleetDirectory.map { $0 + "/forced" } }
+
+    /// The fleet's defaults layer, `<fleet>/default`.
+    public var fleetDefaultDirectory: String? { fleetDirectory.map { $0 + "/default" } }
+
+    /// The fleet cache's record of where each key of a fleet domain came from (etcd key and revision):
+    /// `<fleet>/sources/forced/<domain>.plist` or `<fleet>/sources/default/<domain>.plist`.
+    /// - Returns: `nil` for other scopes or without a fleet cache.
+    public func fleetSourcesPath(for domain: DomainID) -> String? {
+        guard let fleetDirectory, domain.scope.isFleet else { return nil }
+        let kind = domain.scope == .fleetForced ? "forced" : "default"
+        return "\(fleetDirectory)/sources/\(kind)/\(domain.name.fileStem).plist"
+    }
 
     /// The directory of by-host files, `<prefs>/ByHost`.
     public var byHostDirectory: String { preferencesDirectory + "/ByHost" }
@@ -115,16 +151,26 @@ public struct StorePaths: Hashable, Sendable {
                     path: Self.machineIDPath)
             }
             return FileLocation(directory: byHostDirectory, fileName: "\(stem).\(machineID).plist")
-        case .system, .forced, .shipped:
-            let directory =
-                domain.scope == .system
-                ? systemDirectory
-                : domain.scope == .forced ? forcedDirectory : shippedDirectory
+        case .system, .forced, .shipped, .fleetForced, .fleetDefault:
+            let directory = self.directory(of: domain.scope)
             guard let directory else {
                 throw PrefsStoreError(
                     .unavailable, "no \(domain.scope) directory is configured for domain \(domain.name)")
             }
             return FileLocation(directory: directory, fileName: stem + ".plist")
+        }
+    }
+
+    /// The directory of a scope's files, or `nil` when it has none (for by-host: without a machine id).
+    public func directory(of scope: DomainScope) -> String? {
+        switch scope {
+        case .user: preferencesDirectory
+        case .byHost: machineID == nil ? nil : byHostDirectory
+        case .system: systemDirectory
+        case .forced: forcedDirectory
+        case .shipped: shippedDirectory
+        case .fleetForced: fleetForcedDirectory
+        case .fleetDefault: fleetDefaultDirectory
         }
     }
 

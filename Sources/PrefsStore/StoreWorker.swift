@@ -182,6 +182,11 @@ final class StoreWorker: Sendable {
         ]
         if let system = paths.systemDirectory { directories.append(WatchedDirectory(scope: .system, path: system)) }
         if let forced = paths.forcedDirectory { directories.append(WatchedDirectory(scope: .forced, path: forced)) }
+        for scope in [DomainScope.fleetForced, .fleetDefault] {
+            if let directory = paths.directory(of: scope) {
+                directories.append(WatchedDirectory(scope: scope, path: directory))
+            }
+        }
         var scopes: [DomainScope] = []
         var failure: SystemCallError?
         for directory in directories {
@@ -216,12 +221,19 @@ final class StoreWorker: Sendable {
         }
     }
 
-    /// The subdirectory watched inside a directory of `scope`: `ByHost` in the user's, `forced` in the system one.
-    func subdirectory(named name: String, in scope: DomainScope) -> WatchedDirectory? {
+    /// The subdirectories watched when `name` appears inside a directory of `scope`: `ByHost` in the user's, the
+    /// fleet cache's `forced` and `default` when `Fleet` appears there (prefsd renames the cache into place whole,
+    /// docs/FLEET.md), `forced` in the system one.
+    func subdirectories(named name: String, in scope: DomainScope) -> [WatchedDirectory] {
         switch scope {
-        case .user where name == "ByHost": WatchedDirectory(scope: .byHost, path: paths.byHostDirectory)
-        case .system where name == "forced": paths.forcedDirectory.map { WatchedDirectory(scope: .forced, path: $0) }
-        default: nil
+        case .user where name == "ByHost": return [WatchedDirectory(scope: .byHost, path: paths.byHostDirectory)]
+        case .user where paths.fleetDirectory == paths.preferencesDirectory + "/" + name:
+            return [DomainScope.fleetForced, .fleetDefault].compactMap { scope in
+                paths.directory(of: scope).map { WatchedDirectory(scope: scope, path: $0) }
+            }
+        case .system where name == "forced":
+            return paths.forcedDirectory.map { [WatchedDirectory(scope: .forced, path: $0)] } ?? []
+        default: return []
         }
     }
 }

@@ -12,6 +12,8 @@ extension WireDomain {
         case .byHost: self.init(domain.name.rawValue, byHost: true)
         case .system: self.init(domain.name.rawValue, scope: .system)
         case .forced: self.init(domain.name.rawValue, scope: .forced)
+        case .fleetForced: self.init(domain.name.rawValue, scope: .fleetForced)
+        case .fleetDefault: self.init(domain.name.rawValue, scope: .fleetDefault)
         case .shipped:
             throw WireError(.notFound, "prefsd does not serve the shipped registration domain \(domain.name)")
         }
@@ -30,6 +32,8 @@ extension WireDomain {
         case .user: return DomainID(domainName, scope: byHost ? .byHost : .user)
         case .system: return DomainID(domainName, scope: .system)
         case .forced: return DomainID(domainName, scope: .forced)
+        case .fleetForced: return DomainID(domainName, scope: .fleetForced)
+        case .fleetDefault: return DomainID(domainName, scope: .fleetDefault)
         }
     }
 }
@@ -58,7 +62,7 @@ extension WireOrigin {
 extension WireResolution {
     /// The wire form of a resolution through an application's search list.
     package init(_ resolution: Resolution, app: DomainName) {
-        func source(_ layer: Layer, path: String?) -> WireSource {
+        func source(_ layer: Layer, path: String?, fleetSource: FleetSource? = nil) -> WireSource {
             switch layer {
             case .arguments: return WireSource(layer: .argument, domain: app.rawValue)
             case .registered: return WireSource(layer: .registration, domain: app.rawValue)
@@ -66,19 +70,23 @@ extension WireResolution {
                 let wireLayer: WireLayer
                 switch id.scope {
                 case .forced: wireLayer = .forced
+                case .fleetForced: wireLayer = .fleetForced
+                case .fleetDefault: wireLayer = .fleetDefault
                 case .system: wireLayer = .system
                 case .shipped: wireLayer = .registration
                 case .user, .byHost:
                     wireLayer = id.name == app ? .app : id.name.isGlobal ? .global : .suite
                 }
-                return WireSource(layer: wireLayer, domain: id.name.rawValue, byHost: id.scope == .byHost, path: path)
+                return WireSource(
+                    layer: wireLayer, domain: id.name.rawValue, byHost: id.scope == .byHost, path: path,
+                    fleetKey: fleetSource?.key, fleetRevision: fleetSource?.revision)
             }
         }
         let found = resolution.winner.map {
-            WireResolution.Entry(value: $0.value, source: source($0.layer, path: $0.path))
+            WireResolution.Entry(value: $0.value, source: source($0.layer, path: $0.path, fleetSource: $0.fleetSource))
         }
         let shadowed = resolution.shadowed.map {
-            WireResolution.Entry(value: $0.value, source: source($0.layer, path: $0.path))
+            WireResolution.Entry(value: $0.value, source: source($0.layer, path: $0.path, fleetSource: $0.fleetSource))
         }
         let skipped = resolution.skipped.map { layer -> WireResolution.Skipped in
             var path: String?
@@ -100,6 +108,8 @@ extension WireResolution {
             let scope: DomainScope =
                 switch source.layer {
                 case .forced: .forced
+                case .fleetForced: .fleetForced
+                case .fleetDefault: .fleetDefault
                 case .system: .system
                 case .registration: .shipped
                 case .app, .suite, .global, .argument: source.byHost ? .byHost : .user
@@ -107,7 +117,12 @@ extension WireResolution {
             return .domain(DomainID(name, scope: scope))
         }
         func candidate(_ entry: Entry) -> Resolution.Candidate {
-            Resolution.Candidate(layer: layer(entry.source), path: entry.source.path, value: entry.value)
+            var fleetSource: FleetSource?
+            if let key = entry.source.fleetKey, let revision = entry.source.fleetRevision {
+                fleetSource = FleetSource(key: key, revision: revision)
+            }
+            return Resolution.Candidate(
+                layer: layer(entry.source), path: entry.source.path, value: entry.value, fleetSource: fleetSource)
         }
         return Resolution(
             key: key, winner: found.map(candidate), shadowed: shadowed.map(candidate),

@@ -14,6 +14,10 @@ public struct WireDomain: Sendable, Hashable, CustomStringConvertible {
         case system
         /// The administrator's forced layer (`/etc/preferences/forced`): read-only over the protocol.
         case forced
+        /// The fleet's forced layer, mirrored from etcd (`<prefs>/Fleet/forced`): read-only over the protocol.
+        case fleetForced
+        /// The fleet's defaults layer, mirrored from etcd (`<prefs>/Fleet/default`): read-only over the protocol.
+        case fleetDefault
     }
 
     /// The domain name, e.g. `com.example.app` or `NSGlobalDomain`.
@@ -66,7 +70,8 @@ public struct WireDomain: Sendable, Hashable, CustomStringConvertible {
         if let scopeName = try fields.optionalString("scope") {
             guard let parsed = Scope(rawValue: scopeName) else {
                 throw WireError.badField(
-                    fields.path(of: "scope"), "must be one of user, system, forced (got \"\(scopeName)\")")
+                    fields.path(of: "scope"),
+                    "must be one of user, system, forced, fleetForced, fleetDefault (got \"\(scopeName)\")")
             }
             scope = parsed
         }

@@ -3,6 +3,8 @@
 public enum WireLayer: String, Sendable, Hashable, CaseIterable {
     /// The administrator's forced layer, for the app or the global domain; such a value cannot be changed.
     case forced
+    /// The fleet's forced layer (mirrored from etcd), for the app or the global domain; searched after ``forced``.
+    case fleetForced
     /// The volatile argument domain of one process; the server never reports it (it lives in the client).
     case argument
     /// The application's own domain (by-host, then plain).
@@ -13,6 +15,8 @@ public enum WireLayer: String, Sendable, Hashable, CaseIterable {
     case global
     /// The administrator's system layer, for the app or the global domain.
     case system
+    /// The fleet's defaults (mirrored from etcd), for the app or the global domain; searched after ``system``.
+    case fleetDefault
     /// Registration defaults: shipped domain files (the server) or `register(defaults:)` (the client process).
     case registration
 }

@@ -52,6 +52,12 @@ let helpText = """
       watch [<domain> [<key>]]             prints each change as it happens
       explain [-suite <domain>]... <domain> <key>
                                            shows where the value comes from
+      fleet write -forced|-default [-group <name> | -host <id>] <domain> <key> <value>
+                                           sets a fleet-managed key in etcd
+      fleet read|delete -forced|-default [-group <name> | -host <id>] <domain> [<key>]
+                                           shows or removes a fleet-managed domain or key
+      fleet list [-forced|-default] [-all | -group <name> | -host <id>]
+                                           lists the fleet-managed domains
       migrate [-from foundation | gnustep] [-overwrite] [-dry-run] [<domain>...]
                                            adopts settings Foundation or GNUstep apps wrote
       completion (bash | zsh | fish)       prints a shell completion script

@@ -49,6 +49,8 @@ final class FacadeFixture: Sendable {
         case .system: return "\(systemDirectory)/\(stem).plist"
         case .forced: return "\(systemDirectory)/forced/\(stem).plist"
         case .shipped: return "\(shippedDirectory)/\(stem).plist"
+        case .fleetForced: return "\(preferencesDirectory)/Fleet/forced/\(stem).plist"
+        case .fleetDefault: return "\(preferencesDirectory)/Fleet/default/\(stem).plist"
         }
     }
 

@@ -27,15 +27,18 @@ enum TestLayer: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// DESIGN §3: forced, arguments, by-host then plain app, each suite, global, system, registration, shipped.
+    /// DESIGN §3: forced (local, then the fleet's), arguments, by-host then plain app, each suite, global, system,
+    /// the fleet's defaults, registration, shipped.
     static let searchOrder: [TestLayer] = [
         .file("com.example.App", .forced), .file("NSGlobalDomain", .forced),
+        .file("com.example.App", .fleetForced), .file("NSGlobalDomain", .fleetForced),
         .arguments,
         .file("com.example.App", .byHost), .file("com.example.App", .user),
         .file("com.example.suite1", .byHost), .file("com.example.suite1", .user),
         .file("com.example.suite2", .byHost), .file("com.example.suite2", .user),
         .file("NSGlobalDomain", .byHost), .file("NSGlobalDomain", .user),
         .file("com.example.App", .system), .file("NSGlobalDomain", .system),
+        .file("com.example.App", .fleetDefault), .file("NSGlobalDomain", .fleetDefault),
         .registered,
         .file("com.example.App", .shipped), .file("com.example.suite1", .shipped),
         .file("com.example.suite2", .shipped), .file("NSGlobalDomain", .shipped),
@@ -68,8 +71,8 @@ enum TestLayer: Sendable, CustomTestStringConvertible {
         let source = prefs.source(forKey: "k")
         #expect(source.winner?.layer == layers[0].expected)
         #expect(source.shadowed.map(\.layer) == layers.dropFirst().map(\.expected))
-        #expect(source.isForced == (first < 2))
-        #expect(prefs.objectIsForced(forKey: "k") == (first < 2))
+        #expect(source.isForced == (first < 4))
+        #expect(prefs.objectIsForced(forKey: "k") == (first < 4))
         #expect(try prefs.value(forKey: "k") == .string(layers[0].value))
     }
 

@@ -10,11 +10,13 @@ import Testing
         let list = SearchList(domain: app, suites: [suite], includesArguments: true)
         let expected: [Layer] = [
             .domain(DomainID(app, scope: .forced)), .domain(DomainID(.global, scope: .forced)),
+            .domain(DomainID(app, scope: .fleetForced)), .domain(DomainID(.global, scope: .fleetForced)),
             .arguments,
             .domain(DomainID(app, scope: .byHost)), .domain(DomainID(app)),
             .domain(DomainID(suite, scope: .byHost)), .domain(DomainID(suite)),
             .domain(DomainID(.global, scope: .byHost)), .domain(.global),
             .domain(DomainID(app, scope: .system)), .domain(DomainID(.global, scope: .system)),
+            .domain(DomainID(app, scope: .fleetDefault)), .domain(DomainID(.global, scope: .fleetDefault)),
             .registered,
             .domain(DomainID(app, scope: .shipped)), .domain(DomainID(suite, scope: .shipped)),
             .domain(DomainID(.global, scope: .shipped)),
@@ -27,8 +29,9 @@ import Testing
         let list = SearchList(domain: app, suites: [app, .global], includesByHost: false, includesGlobal: false)
         #expect(
             list.layers == [
-                .domain(DomainID(app, scope: .forced)), .domain(DomainID(app)), .domain(DomainID(app, scope: .system)),
-                .registered, .domain(DomainID(app, scope: .shipped)),
+                .domain(DomainID(app, scope: .forced)), .domain(DomainID(app, scope: .fleetForced)),
+                .domain(DomainID(app)), .domain(DomainID(app, scope: .system)),
+                .domain(DomainID(app, scope: .fleetDefault)), .registered, .domain(DomainID(app, scope: .shipped)),
             ])
         #expect(!list.layers.contains(.arguments))
     }
@@ -57,7 +60,7 @@ import Testing
             #expect(store.effectiveValue(forKey: "key", in: list) == .string("\(top)"))
             if case .domain(let id) = top {
                 #expect(resolution.winner?.path == (try fixture.path(id)))
-                #expect(resolution.isForced == (id.scope == .forced))
+                #expect(resolution.isForced == id.scope.isForced)
             } else {
                 #expect(resolution.winner?.path == nil)
             }

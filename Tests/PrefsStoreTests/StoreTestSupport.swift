@@ -18,7 +18,8 @@ final class StoreFixture: Sendable {
         directory = try TemporaryDirectory(prefix: "prefs-store")
         paths = StorePaths(
             preferencesDirectory: directory.file("prefs"), systemDirectory: directory.file("system"),
-            shippedDirectory: directory.file("domains"), machineID: Self.machineID)
+            shippedDirectory: directory.file("domains"), machineID: Self.machineID,
+            fleetDirectory: directory.file("prefs/Fleet"))
     }
 
     /// A store on the fixture's directories; diagnostics are collected in ``diagnostics``.

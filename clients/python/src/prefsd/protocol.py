@@ -28,8 +28,10 @@ __all__ = [
 ]
 
 #: The layers a domain can be addressed in; ``system`` and ``forced`` are read-only.
-SCOPES = ("user", "system", "forced")
-_LAYERS = ("forced", "argument", "app", "suite", "global", "system", "registration")
+SCOPES = ("user", "system", "forced", "fleetForced", "fleetDefault")
+_LAYERS = (
+    "forced", "fleetForced", "argument", "app", "suite", "global", "system", "fleetDefault", "registration",
+)
 _MAX_UINT64 = (1 << 64) - 1
 
 
@@ -107,13 +109,16 @@ Event = Snapshot | Change | Batch | Resync
 
 @dataclass(frozen=True)
 class Source:
-    """Where a value comes from: its ``layer`` (``forced``, ``app``, ``suite``, ``global``, ``system``,
-    ``registration``), the ``domain``, whether it is by-host, and the file when the layer has one."""
+    """Where a value comes from: its ``layer`` (``forced``, ``fleetForced``, ``app``, ``suite``, ``global``,
+    ``system``, ``fleetDefault``, ``registration``), the ``domain``, whether it is by-host, the file when the layer
+    has one, and for the fleet layers the etcd key and revision the value came from (docs/FLEET.md)."""
 
     layer: str
     domain: str
     by_host: bool = False
     path: str | None = None
+    fleet_key: str | None = None
+    fleet_revision: int | None = None
 
 
 @dataclass(frozen=True)
@@ -360,7 +365,8 @@ def read_source(fields: Fields) -> Source:
         raise ProtocolViolation(f"message from prefsd: layer {layer!r} is not a layer of the protocol")
     source = Source(
         layer, fields.string("domain"), fields.boolean("byHost", required=False) or False,
-        fields.string("path", required=False),
+        fields.string("path", required=False), fields.string("fleetKey", required=False),
+        fields.uint64("fleetRevision", required=False),
     )
     fields.finish()
     return source

@@ -1,0 +1,148 @@
+import PrefsFleet
+import PrefsPlist
+import PrefsStore
+
+extension CommandRunner {
+    /// How many times `fleet write` and `fleet delete` read again and retry when another administrator changed the
+    /// domain between their read and their transaction.
+    static let fleetAttempts = 20
+
+    /// Runs `defaults fleet …` against etcd.
+    func fleet(_ command: FleetCommand) async throws(DefaultsError) -> Int32 {
+        let variables = environment.variables
+        var endpointTexts = command.endpoints
+        if endpointTexts.isEmpty, let list = variables["PREFERENCES_FLEET_ENDPOINTS"] {
+            endpointTexts = list.split(separator: ",").map(String.init)
+        }
+        guard !endpointTexts.isEmpty else {
+            throw DefaultsError(
+                .invalidArgument,
+                "defaults: fleet needs etcd endpoints: -endpoints URL[,URL…] or PREFERENCES_FLEET_ENDPOINTS")
+        }
+        let client: EtcdClient
+        let layout: FleetKeyLayout
+        do throws(EtcdError) {
+            client = EtcdClient(endpoints: try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) })
+            layout = try FleetKeyLayout(
+                prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
+        } catch {
+            throw DefaultsError(.invalidArgument, "defaults: \(error.message)")
+        }
+        do throws(EtcdError) {
+            switch command.action {
+            case .list:
+                try await list(client: client, layout: layout, command: command)
+            case .read(let domain, let key):
+                let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
+                let (keyValue, _) = try await client.get(etcdKey)
+                guard let keyValue else {
+                    throw EtcdError(.invalidArgument, "Domain \(etcdKey) does not exist")
+                }
+                let values = try decode(keyValue, key: etcdKey)
+                if let key {
+                    guard let value = key.value(in: values) else {
+                        throw EtcdError(
+                            .invalidArgument, "The domain/default pair of (\(etcdKey), \(key)) does not exist")
+                    }
+                    try? console.writeOutput(value.defaultsDescription + "\n")
+                } else {
+                    try? console.writeOutput(PlistValue.dictionary(values).defaultsDescription + "\n")
+                }
+            case .write(let domain, let assignments):
+                let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
+                let revision = try await update(etcdKey, client: client) { values throws(DefaultsError) in
+                    for assignment in assignments { try assignment.apply(to: &values, domainName: domain.rawValue) }
+                }
+                console.writeError("wrote \(etcdKey) at revision \(revision)\n")
+            case .delete(let domain, let key):
+                let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
+                let revision = try await update(etcdKey, client: client) { values throws(DefaultsError) in
+                    if let key {
+                        guard key.value(in: values) != nil else {
+                            throw DefaultsError(
+                                .notFound, "The domain/default pair of (\(etcdKey), \(key)) does not exist")
+                        }
+                        _ = key.remove(from: &values)
+                    } else {
+                        values = [:]
+                    }
+                }
+                console.writeError("deleted from \(etcdKey) at revision \(revision)\n")
+            }
+        } catch {
+            throw DefaultsError(.storage, "defaults: \(error.message)", cause: error)
+        }
+        return 0
+    }
+
+    /// Reads the domain at `key`, edits it, and writes it back only if nobody changed it since (a transaction
+    /// comparing its `mod_revision`); reads again and retries when someone did. An edit that leaves the domain
+    /// empty removes the key.
+    private func update(
+        _ key: String, client: EtcdClient, _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
+    ) async throws(EtcdError) -> Int64 {
+        for _ in 0..<Self.fleetAttempts {
+            let (current, _) = try await client.get(key)
+            var values = try current.map { keyValue throws(EtcdError) in try decode(keyValue, key: key) } ?? [:]
+            do {
+                try edit(&values)
+            } catch {
+                throw EtcdError(.invalidArgument, error.message)
+            }
+            let mutation: EtcdClient.Mutation
+            if values.isEmpty {
+                guard current != nil else { throw EtcdError(.invalidArgument, "Domain \(key) does not exist") }
+                mutation = .delete
+            } else {
+                let bytes: [UInt8]
+                do {
+                    bytes = try PlistSerialization.encode(.dictionary(values), format: .binary)
+                } catch {
+                    throw EtcdError(.invalidArgument, "cannot encode the domain: \(error)")
+                }
+                mutation = .put(bytes)
+            }
+            do {
+                return try await client.compareAndSet(key, expectedModRevision: current?.modRevision ?? 0, mutation)
+            } catch  where error.code == .conflict {
+                continue  // Another administrator's change went first: edit their version.
+            }
+        }
+        throw EtcdError(
+            .conflict, "\(key) changed under each of \(Self.fleetAttempts) attempts to update it; nothing was written")
+    }
+
+    private func decode(_ keyValue: EtcdKeyValue, key: String) throws(EtcdError) -> PlistDictionary {
+        guard case .dictionary(let values)? = try? PlistSerialization.decode(keyValue.value) else {
+            throw EtcdError(
+                .malformedResponse,
+                "\(key) at revision \(keyValue.modRevision) does not hold a property list dictionary")
+        }
+        return values
+    }
+
+    /// Prints one line per managed domain: its target, kind, domain, revision and key count.
+    private func list(client: EtcdClient, layout: FleetKeyLayout, command: FleetCommand) async throws(EtcdError) {
+        let prefix: String =
+            if let target = command.target, let kind = command.kind {
+                layout.prefix(target: target, kind: kind)
+            } else {
+                layout.managedPrefix
+            }
+        let result = try await client.range(prefix: prefix)
+        var lines: [String] = []
+        for keyValue in result.keyValues {
+            guard let managed = try? layout.parse(keyValue.keyText) else {
+                lines.append("\(keyValue.keyText) (not a managed domain key) revision \(keyValue.modRevision)")
+                continue
+            }
+            if let kind = command.kind, managed.kind != kind { continue }
+            if let target = command.target, managed.target != target { continue }
+            let count = (try? decode(keyValue, key: keyValue.keyText).count).map { "\($0) keys" } ?? "unreadable"
+            lines.append(
+                "\(managed.target) \(managed.kind.rawValue) \(managed.domain) revision \(keyValue.modRevision) (\(count))"
+            )
+        }
+        try? console.writeOutput(lines.map { $0 + "\n" }.joined())
+    }
+}

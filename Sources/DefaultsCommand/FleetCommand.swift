@@ -1,0 +1,109 @@
+import PrefsFleet
+import PrefsPlist
+import PrefsStore
+
+/// `defaults fleet write|read|delete|list`: the administrator's edits of managed domains, straight to etcd
+/// (docs/FLEET.md, "Administration").
+package struct FleetCommand: Sendable, Hashable {
+    /// What to do.
+    package enum Action: Sendable, Hashable {
+        /// Sets keys of a managed domain.
+        case write(DomainName, [KeyAssignment])
+        /// Prints a managed domain, or one key of it.
+        case read(DomainName, key: PlistKeyPath?)
+        /// Removes a key of a managed domain, or the whole domain.
+        case delete(DomainName, key: PlistKeyPath?)
+        /// Lists the managed domains (of one target and kind when given).
+        case list
+    }
+
+    /// What to do.
+    package var action: Action
+    /// Forced or default; `nil` only for `list` (both).
+    package var kind: FleetKind?
+    /// Which hosts; `nil` only for `list` (every target).
+    package var target: FleetTarget?
+    /// The etcd client URLs (`-endpoints`, else `PREFERENCES_FLEET_ENDPOINTS`).
+    package var endpoints: [String]
+    /// The key prefix (`-prefix`, else `PREFERENCES_FLEET_PREFIX`, else `/preferences/`).
+    package var prefix: String?
+
+    /// Parses the arguments after `fleet`.
+    static func parse(_ reader: inout ArgumentReader) throws(DefaultsError) -> FleetCommand {
+        guard let actionName = reader.next() else { throw .usage("fleet needs write, read, delete or list") }
+        var kind: FleetKind?
+        var target: FleetTarget?
+        var endpoints: [String] = []
+        var prefix: String?
+        func setTarget(_ new: FleetTarget) throws(DefaultsError) {
+            guard target == nil else { throw .usage("fleet takes one of -all, -group and -host") }
+            target = new
+        }
+        while let option = reader.peek(), option.hasPrefix("-"), option != "-g", option != "-globalDomain" {
+            reader.cursor += 1
+            switch option {
+            case "-forced", "-default":
+                guard kind == nil else { throw .usage("fleet takes one of -forced and -default") }
+                kind = option == "-forced" ? .forced : .default
+            case "-all": try setTarget(.all)
+            case "-group":
+                guard let name = reader.next(), FleetTarget.isValidGroupName(name) else {
+                    throw .usage("-group needs a group name (1-128 bytes of A-Z a-z 0-9 . _ -, not starting with .)")
+                }
+                try setTarget(.group(name))
+            case "-host":
+                guard let machineID = reader.next()?.lowercased(), FleetTarget.isValidMachineID(machineID) else {
+                    throw .usage("-host needs a machine id (32 hexadecimal digits, as in /etc/machine-id)")
+                }
+                try setTarget(.host(machineID))
+            case "-endpoints":
+                guard let list = reader.next() else { throw .usage("-endpoints needs a comma-separated list of URLs") }
+                endpoints = list.split(separator: ",").map(String.init)
+            case "-prefix":
+                guard let text = reader.next() else { throw .usage("-prefix needs a key prefix") }
+                prefix = text
+            default:
+                throw .usage("fleet does not know the option \(option)")
+            }
+        }
+        func domain() throws(DefaultsError) -> DomainName {
+            guard let text = reader.next() else { throw .usage("fleet \(actionName) needs a domain") }
+            let name = text == "-g" || text == "-globalDomain" ? DomainName.global.rawValue : text
+            do {
+                return try DomainName(name)
+            } catch {
+                throw DefaultsError(.invalidArgument, "defaults: \(error.message)")
+            }
+        }
+        let action: Action
+        switch actionName {
+        case "write":
+            let name = try domain()
+            var assignments: [KeyAssignment] = []
+            while !reader.isAtEnd {
+                guard let key = try reader.key(required: true) else { throw .usage("a key is missing") }
+                guard !reader.isAtEnd else { throw .usage("the value for key \(key) is missing") }
+                let (value, mode) = try ValueParser.parseValue(
+                    reader.arguments, cursor: &reader.cursor, allowsContainers: true)
+                assignments.append(KeyAssignment(key: key, value: value, mode: mode))
+                if reader.peek() == ValueParser.pairSeparator { reader.cursor += 1 }
+            }
+            guard !assignments.isEmpty else { throw .usage("fleet write needs a domain, a key and a value") }
+            action = .write(name, assignments)
+        case "read":
+            action = .read(try domain(), key: try reader.key(required: false))
+        case "delete":
+            action = .delete(try domain(), key: try reader.key(required: false))
+        case "list":
+            action = .list
+        default:
+            throw .usage("fleet needs write, read, delete or list (got \(actionName))")
+        }
+        try reader.expectEnd()
+        if action != .list {
+            guard kind != nil else { throw .usage("fleet \(actionName) needs -forced or -default") }
+            if target == nil { target = .all }
+        }
+        return FleetCommand(action: action, kind: kind, target: target, endpoints: endpoints, prefix: prefix)
+    }
+}

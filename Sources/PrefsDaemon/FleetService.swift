@@ -1,0 +1,140 @@
+import Logging
+import PrefsFleet
+import PrefsStore
+import ServiceLifecycle
+import Synchronization
+
+/// Mirrors the fleet's managed domains from etcd into the cache the store reads (docs/FLEET.md): a `Service` in
+/// prefsd's group, present only when the settings name a fleet.
+///
+/// It reads the state an earlier run left, then loops until graceful shutdown: a full range read when it has no
+/// revision yet (or after compaction), then a watch of the managed keys from the revision after the last one
+/// applied, on one endpoint; when the watch fails it moves to the next endpoint after a pause that doubles from
+/// 100 ms to 5 s (reset by a watch that delivered something). Each batch of changes is written to the cache before
+/// the next is read. The state goes to the log and to the daemon's `STATUS=` line.
+struct FleetService: Service {
+    let settings: FleetSettings
+    let paths: StorePaths
+    let logger: Logger
+    /// Receives the one-line state for `STATUS=`.
+    let report: @Sendable (String) -> Void
+
+    /// The shortest and longest pause between reconnections.
+    static let backoff: (first: Duration, last: Duration) = (.milliseconds(100), .seconds(5))
+
+    /// Opens the fleet cache (creating it whole when missing) and reads the state an earlier run left; prefsd does
+    /// this before it opens the store, so that the store watches the cache from the start.
+    /// - Returns: The mirror, or `nil` after logging why the host cannot join (no machine id, no cache).
+    static func prepareMirror(settings: FleetSettings, paths: StorePaths, logger: Logger) -> FleetMirror? {
+        do {
+            var mirror = try FleetMirror(
+                paths: paths, layout: settings.layout, groups: settings.groups,
+                limits: FleetMirror.Limits(maxValueBytes: settings.maxValueBytes))
+            if let problem = try mirror.prepare() { logger.warning("\(problem)") }
+            return mirror
+        } catch {
+            logger.error("cannot join the fleet: \(error.message)")
+            return nil
+        }
+    }
+
+    /// The mirror ``prepareMirror(settings:paths:logger:)`` opened.
+    let prepared: FleetMirror
+
+    func run() async throws {
+        let mirror = Replica(prepared)
+        let client = EtcdClient(endpoints: settings.endpoints)
+        let revision = mirror.state.withLock { $0.revision }
+        logger.info(
+            "joining the fleet",
+            metadata: [
+                "endpoints": "\(settings.endpoints.map(\.description).joined(separator: ","))",
+                "prefix": "\(settings.layout.prefix)", "groups": "\(settings.groups.joined(separator: ","))",
+                "revision": "\(revision)",
+            ])
+        report("fleet: connecting, cached revision \(revision)")
+        await cancelWhenGracefulShutdown {
+            await self.loop(client: client, mirror: mirror)
+        }
+        logger.info("left the fleet", metadata: ["revision": "\(mirror.state.withLock { $0.revision })"])
+    }
+
+    private func loop(client: EtcdClient, mirror: Replica) async {
+        var pause = Self.backoff.first
+        var needsFullRead = mirror.state.withLock { $0.revision == 0 }
+        while !Task.isCancelled {
+            let endpoint = client.currentEndpoint
+            let delivered = Atomic<Bool>(false)
+            do {
+                if needsFullRead {
+                    let result = try await client.range(prefix: settings.layout.managedPrefix)
+                    let refusals = try mirror.state.withLock { mirror throws(EtcdError) in
+                        try mirror.replaceAll(with: result.keyValues, revision: result.revision)
+                    }
+                    log(refusals)
+                    needsFullRead = false
+                    logger.info(
+                        "read every managed domain",
+                        metadata: ["revision": "\(result.revision)", "keys": "\(result.keyValues.count)"])
+                    pause = Self.backoff.first
+                }
+                let start = mirror.state.withLock { $0.revision } + 1
+                try await client.watch(
+                    prefix: settings.layout.managedPrefix, startRevision: start, endpoint: client.currentEndpoint
+                ) {
+                    message in
+                    switch message {
+                    case .created:
+                        delivered.store(true, ordering: .relaxed)
+                        let revision = mirror.state.withLock { $0.revision }
+                        self.logger.info(
+                            "watching the managed domains",
+                            metadata: ["endpoint": "\(client.currentEndpoint)", "from": "\(start)"])
+                        self.report("fleet: connected to \(client.currentEndpoint), revision \(revision)")
+                    case .events(let events, let revision):
+                        let refusals = try mirror.state.withLock { mirror throws(EtcdError) in
+                            try mirror.apply(events, revision: revision)
+                        }
+                        self.log(refusals)
+                        self.logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
+                        self.report("fleet: connected to \(client.currentEndpoint), revision \(revision)")
+                    case .progress:
+                        break
+                    }
+                }
+            } catch let error as EtcdError where error.code == .compacted {  // From the watch, which throws untyped.
+                logger.notice("\(error.message); reading every managed domain again")
+                needsFullRead = true
+                continue
+            } catch {
+                if Task.isCancelled { return }
+                let revision = mirror.state.withLock { $0.revision }
+                logger.warning(
+                    "fleet connection lost; serving the cached policy",
+                    metadata: ["endpoint": "\(endpoint)", "error": "\(error)", "revision": "\(revision)"])
+                report("fleet: offline (\(error)), serving cached revision \(revision)")
+            }
+            if delivered.load(ordering: .relaxed) { pause = Self.backoff.first }
+            client.advanceEndpoint()
+            do { try await Task.sleep(for: pause) } catch { return }
+            pause = min(pause * 2, Self.backoff.last)
+        }
+    }
+
+    private func log(_ refusals: [FleetRefusal]) {
+        for refusal in refusals {
+            logger.error(
+                "\(refusal.description)",
+                metadata: ["etcd.key": "\(refusal.key)", "etcd.revision": "\(refusal.revision)"])
+        }
+    }
+
+    /// The mirror, shared with the watch's handler.
+    private final class Replica: Sendable {
+        let state: Mutex<FleetMirror>
+
+        init(_ mirror: FleetMirror) {
+            state = Mutex(mirror)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import PrefsFleet
+import PrefsPlist
+
+/// The fleet part of prefsd's settings (docs/FLEET.md): present only when `FleetEndpoints` names at least one
+/// endpoint, and then prefsd mirrors the managed domains from etcd.
+///
+/// | key | type | default | |
+/// |---|---|---|---|
+/// | `FleetEndpoints` | array of strings (or one string, comma-separated) | none | etcd client URLs, `http://host:port`. |
+/// | `FleetPrefix` | string | `/preferences/` | The key prefix of the fleet's data in etcd. |
+/// | `FleetGroups` | array of strings | none | The groups this host belongs to; the first listed wins. |
+/// | `FleetMaxValueBytes` | integer, 1024–16777216 | 1048576 | The largest managed domain accepted from etcd. |
+package struct FleetSettings: Sendable, Equatable {
+    /// The cluster's client URLs.
+    package var endpoints: [EtcdEndpoint]
+    /// The key layout under the prefix.
+    package var layout: FleetKeyLayout
+    /// The groups this host belongs to.
+    package var groups: [String]
+    /// The largest managed domain accepted.
+    package var maxValueBytes: Int
+
+    /// Reads the fleet settings from the `prefsd` domain's values.
+    /// - Parameters:
+    ///   - values: The effective values.
+    ///   - warn: Receives one sentence per setting ignored, naming the key and why.
+    /// - Returns: The settings, or `nil` when no endpoint is configured (or none is valid): no fleet.
+    package static func read(_ values: PlistDictionary, warn: (String) -> Void) -> FleetSettings? {
+        guard let endpointsValue = values["FleetEndpoints"] else { return nil }
+        var texts: [String] = []
+        switch endpointsValue {
+        case .string(let text): texts = text.split(separator: ",").map { String($0).trimmingSpaces }
+        case .array(let items):
+            for item in items {
+                guard case .string(let text) = item else {
+                    warn("setting FleetEndpoints of domain prefsd: every element must be a string; ignored")
+                    return nil
+                }
+                texts.append(text.trimmingSpaces)
+            }
+        default:
+            warn("setting FleetEndpoints of domain prefsd must be an array of strings; no fleet is joined")
+            return nil
+        }
+        var endpoints: [EtcdEndpoint] = []
+        for text in texts where !text.isEmpty {
+            do {
+                endpoints.append(try EtcdEndpoint(text))
+            } catch {
+                warn("setting FleetEndpoints of domain prefsd: \(error.message); that endpoint is ignored")
+            }
+        }
+        guard !endpoints.isEmpty else {
+            warn("setting FleetEndpoints of domain prefsd names no valid endpoint; no fleet is joined")
+            return nil
+        }
+        var layout = try! FleetKeyLayout()  // The default prefix is valid.
+        if let value = values["FleetPrefix"] {
+            if case .string(let text) = value, let parsed = try? FleetKeyLayout(prefix: text) {
+                layout = parsed
+            } else {
+                warn("setting FleetPrefix of domain prefsd must be a string starting with /; using /preferences/")
+            }
+        }
+        var groups: [String] = []
+        if let value = values["FleetGroups"] {
+            let items: [PlistValue]
+            if case .array(let array) = value { items = array } else { items = [value] }
+            for item in items {
+                if case .string(let name) = item, FleetTarget.isValidGroupName(name) {
+                    if !groups.contains(name) { groups.append(name) }
+                } else {
+                    warn(
+                        "setting FleetGroups of domain prefsd: \(item.defaultsDescription) is not a group name "
+                            + "(1-128 bytes of A-Z a-z 0-9 . _ -, not starting with .); ignored")
+                }
+            }
+        }
+        var maxValueBytes = 1 << 20
+        if let value = values["FleetMaxValueBytes"] {
+            if case .integer(let integer) = value, let number = integer.int64Value, (1024...(16 << 20)).contains(number)
+            {
+                maxValueBytes = Int(number)
+            } else {
+                warn(
+                    "setting FleetMaxValueBytes of domain prefsd must be an integer from 1024 to 16777216; using 1048576"
+                )
+            }
+        }
+        return FleetSettings(endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes)
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var text = Substring(self)
+        while text.first == " " { text = text.dropFirst() }
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,199 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// HTTP/1.1 to etcd's JSON gateway on SwiftNIO: one connection per request, `POST` with a JSON body, and for a watch
+/// a streaming response read one JSON object at a time.
+///
+/// One connection per unary request keeps the transport simple and stateless (a broken member costs nothing to
+/// forget); the watch, the only hot path, is one long-lived connection. TLS goes in ``connect(to:)``: a
+/// `NIOSSLClientHandler` first in the pipeline is all that changes (docs/FLEET.md, "Transport").
+struct EtcdHTTPTransport: Sendable {
+    /// How long a connection may take to open.
+    var connectTimeout: TimeAmount = .seconds(2)
+    /// The largest response body read whole (range reads of every managed domain): etcd's own request limit is
+    /// 1.5 MiB per value, and a range may return many.
+    var maxResponseBytes = 256 << 20
+
+    typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+
+    /// Sends one request and returns the whole response body.
+    /// - Throws: ``EtcdError``: `unavailable` when the endpoint cannot be reached or the connection breaks,
+    ///   `refused` for an HTTP status other than 200 (with etcd's message), `timedOut` past `timeout`.
+    func post(
+        _ path: String, body: [UInt8], to endpoint: EtcdEndpoint, timeout: Duration
+    ) async throws(EtcdError) -> [UInt8] {
+        do {
+            return try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                group.addTask { try await self.exchange(path, body: body, endpoint: endpoint) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw EtcdError(.timedOut, "etcd at \(endpoint) did not answer \(path) within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                guard let result = try await group.next() else {
+                    throw EtcdError(.unavailable, "no answer from etcd at \(endpoint)")
+                }
+                return result
+            }
+        } catch let error as EtcdError {
+            throw error
+        } catch {
+            throw EtcdError(.unavailable, "cannot reach etcd at \(endpoint) for \(path): \(error)")
+        }
+    }
+
+    /// Sends one request and hands each JSON object of the streaming response to `handle`, until the server ends
+    /// the response, the connection breaks, `handle` throws, or the task is cancelled.
+    /// - Throws: ``EtcdError`` (`unavailable` when the stream ends or breaks), or what `handle` throws.
+    func stream(
+        _ path: String, body: [UInt8], to endpoint: EtcdEndpoint,
+        handle: @Sendable ([UInt8]) async throws -> Void
+    ) async throws {
+        let connection: Connection
+        do {
+            connection = try await connect(to: endpoint)
+        } catch {
+            throw EtcdError(.unavailable, "cannot connect to etcd at \(endpoint): \(error)")
+        }
+        try await connection.executeThenClose { inbound, outbound in
+            try await send(path, body: body, endpoint: endpoint, outbound)
+            var splitter = JSONObjectSplitter()
+            var status: HTTPResponseStatus = .ok
+            var errorBody: [UInt8] = []
+            for try await part in inbound {
+                switch part {
+                case .head(let head):
+                    status = head.status
+                case .body(var buffer):
+                    let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+                    if status != .ok {
+                        errorBody += bytes.prefix(4096 - errorBody.count)
+                        continue
+                    }
+                    for object in try splitter.append(bytes) { try await handle(object) }
+                case .end:
+                    if status != .ok { throw Self.refusal(status, errorBody, path: path, endpoint: endpoint) }
+                    throw EtcdError(.unavailable, "etcd at \(endpoint) ended the \(path) stream")
+                }
+            }
+            throw EtcdError(.unavailable, "the connection to etcd at \(endpoint) closed")
+        }
+    }
+
+    private func exchange(_ path: String, body: [UInt8], endpoint: EtcdEndpoint) async throws -> [UInt8] {
+        let connection = try await connect(to: endpoint)
+        return try await connection.executeThenClose { inbound, outbound in
+            try await send(path, body: body, endpoint: endpoint, outbound)
+            var status: HTTPResponseStatus = .ok
+            var response: [UInt8] = []
+            for try await part in inbound {
+                switch part {
+                case .head(let head):
+                    status = head.status
+                case .body(var buffer):
+                    guard response.count + buffer.readableBytes <= maxResponseBytes else {
+                        throw EtcdError(
+                            .malformedResponse,
+                            "etcd's answer to \(path) from \(endpoint) exceeds \(maxResponseBytes) bytes")
+                    }
+                    response += buffer.readBytes(length: buffer.readableBytes) ?? []
+                case .end:
+                    guard status == .ok else { throw Self.refusal(status, response, path: path, endpoint: endpoint) }
+                    return response
+                }
+            }
+            throw EtcdError(.unavailable, "etcd at \(endpoint) closed the connection before answering \(path)")
+        }
+    }
+
+    private func connect(to endpoint: EtcdEndpoint) async throws -> Connection {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .connect(host: endpoint.host, port: endpoint.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try Connection(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    private func send(
+        _ path: String, body: [UInt8], endpoint: EtcdEndpoint,
+        _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
+    ) async throws {
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
+        head.headers.add(name: "Host", value: "\(endpoint.host):\(endpoint.port)")
+        head.headers.add(name: "Content-Type", value: "application/json")
+        head.headers.add(name: "Content-Length", value: "\(body.count)")
+        try await outbound.write(.head(head))
+        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
+        try await outbound.write(.end(nil))
+    }
+
+    /// The error for a non-200 answer, with etcd's own message (`{"error": …, "message": …}`) when it has one.
+    private static func refusal(
+        _ status: HTTPResponseStatus, _ body: [UInt8], path: String, endpoint: EtcdEndpoint
+    ) -> EtcdError {
+        var message = String(decoding: body.prefix(512), as: UTF8.self)
+        if let object = try? EtcdJSON.decode(body, what: path), case .string(let text)? = object["message"] {
+            message = text
+        }
+        return EtcdError(.refused, "etcd at \(endpoint) refused \(path): HTTP \(status.code): \(message)")
+    }
+}
+
+/// Cuts a byte stream of concatenated JSON objects (etcd's streaming responses, one object per event batch, with or
+/// without newlines between them) into one object each, whatever the chunk boundaries.
+struct JSONObjectSplitter {
+    /// The largest object accepted: a watch batch holds values of at most etcd's request limit each.
+    var maxObjectBytes = 64 << 20
+    private var pending: [UInt8] = []
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var scanned = 0
+
+    /// Adds bytes and returns the objects they complete.
+    mutating func append(_ bytes: [UInt8]) throws(EtcdError) -> [[UInt8]] {
+        var objects: [[UInt8]] = []
+        pending += bytes
+        var start = 0
+        var index = scanned
+        while index < pending.count {
+            let byte = pending[index]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: "{") {
+                if depth == 0 { start = index }
+                depth += 1
+            } else if byte == UInt8(ascii: "}") {
+                depth -= 1
+                if depth == 0 {
+                    objects.append(Array(pending[start...index]))
+                    start = index + 1
+                } else if depth < 0 {
+                    throw EtcdError(.malformedResponse, "etcd's stream has an unbalanced }")
+                }
+            } else if depth == 0 {
+                start = index + 1  // Whitespace between objects.
+            }
+            index += 1
+        }
+        pending.removeFirst(start)
+        scanned = pending.count
+        if pending.count > maxObjectBytes {
+            throw EtcdError(.malformedResponse, "etcd's stream sent an object larger than \(maxObjectBytes) bytes")
+        }
+        return objects
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PrefsTestSupport
+
+/// A real etcd cluster of three members on loopback ports chosen for this test, in a temporary directory: started,
+/// killed and restarted member by member. Skips are not taken: without Debian's `etcd-server` the tests fail and
+/// say to install it (scripts/install-deps.sh does).
+final class EtcdCluster: @unchecked Sendable {
+    static let executable = "/usr/bin/etcd"
+    static let controller = "/usr/bin/etcdctl"
+
+    let directory: TemporaryDirectory
+    let clientPorts: [Int]
+    let peerPorts: [Int]
+    private var members: [SpawnedProcess?]
+    private let token = "prefs-test-\(UUID().uuidString.prefix(8))"
+
+    init(size: Int = 3) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
+            throw TestFailure("\(Self.executable) is missing: install etcd-server (scripts/install-deps.sh)")
+        }
+        directory = try TemporaryDirectory(prefix: "fleet-etcd")
+        let ports = try freeLoopbackPorts(size * 2)
+        clientPorts = Array(ports[0..<size])
+        peerPorts = Array(ports[size...])
+        members = Array(repeating: nil, count: size)
+        for index in 0..<size { try start(index) }
+        try waitUntilHealthy()
+    }
+
+    deinit {
+        for member in members { member?.kill() }
+    }
+
+    /// The client URLs, `http://127.0.0.1:<port>`.
+    var endpoints: [String] { clientPorts.map { "http://127.0.0.1:\($0)" } }
+
+    /// Starts (or restarts, keeping its data) member `index`.
+    func start(_ index: Int) throws {
+        let cluster = peerPorts.indices.map { "m\($0)=http://127.0.0.1:\(peerPorts[$0])" }.joined(separator: ",")
+        let arguments = [
+            "--name", "m\(index)", "--data-dir", directory.file("m\(index)"),
+            "--listen-client-urls", endpoints[index], "--advertise-client-urls", endpoints[index],
+            "--listen-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
+            "--initial-advertise-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
+            "--initial-cluster", cluster, "--initial-cluster-token", token, "--initial-cluster-state", "new",
+            "--heartbeat-interval", "50", "--election-timeout", "500", "--logger", "zap", "--log-level", "error",
+        ]
+        members[index] = try SpawnedProcess(
+            Self.executable, arguments, environment: [:], logDirectory: directory.path)
+    }
+
+    /// Kills member `index` (SIGKILL).
+    func kill(_ index: Int) {
+        members[index]?.kill()
+        members[index] = nil
+    }
+
+    /// Runs `etcdctl` against the members that run.
+    @discardableResult
+    func control(_ arguments: [String]) throws -> BuiltProduct.Result {
+        let running = members.indices.filter { members[$0] != nil }.map { endpoints[$0] }
+        let result = try BuiltProduct(path: Self.controller).run(
+            ["--endpoints", running.joined(separator: ","), "--command-timeout", "5s"] + arguments,
+            environment: ["ETCDCTL_API": "3"])
+        guard result.status == 0 else { throw TestFailure("etcdctl \(arguments): \(result)") }
+        return result
+    }
+
+    /// Waits until the running members have a leader and accept a write.
+    func waitUntilHealthy(timeout: Duration = .seconds(30)) throws {
+        try waitUntil("the etcd cluster to accept writes", timeout: timeout) {
+            (try? control(["put", "/health", "ok"])) != nil
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import PrefsFleet
+import PrefsPlist
+import PrefsStore
+import PrefsTestSupport
+import Testing
+
+/// The cache prefsd writes, on real files: merging, refusals, deletions and full reads.
+@Suite struct FleetMirrorTests {
+    static let machineID = "00112233445566778899aabbccddeeff"
+    let directory: TemporaryDirectory
+    let paths: StorePaths
+    let layout = try! FleetKeyLayout()
+    let app = try! DomainName("com.example.App")
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "fleet-mirror")
+        paths = StorePaths(
+            preferencesDirectory: directory.file("prefs"), systemDirectory: nil, shippedDirectory: nil,
+            machineID: Self.machineID, fleetDirectory: directory.file("prefs/Fleet"))
+    }
+
+    func put(
+        _ target: FleetTarget, _ kind: FleetKind, _ values: PlistDictionary, revision: Int64
+    ) throws
+        -> EtcdWatchEvent
+    {
+        let bytes = try PlistSerialization.encode(.dictionary(values), format: .binary)
+        return EtcdWatchEvent(
+            kind: .put,
+            keyValue: EtcdKeyValue(
+                key: Array(layout.key(target: target, kind: kind, domain: app).utf8), value: bytes,
+                modRevision: revision))
+    }
+
+    func store() -> PreferencesStore {
+        PreferencesStore(
+            paths: paths,
+            configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
+    }
+
+    @Test func hostWinsOverGroupsInTheirOrderAndGroupsOverAllHosts() throws {
+        var mirror = try FleetMirror(paths: paths, layout: layout, groups: ["first", "second"])
+        _ = try mirror.prepare()
+        let refusals = try mirror.apply(
+            [
+                try put(.all, .forced, ["a": "all", "b": "all", "c": "all", "d": "all"], revision: 2),
+                try put(.group("second"), .forced, ["b": "second", "c": "second", "d": "second"], revision: 3),
+                try put(.group("first"), .forced, ["c": "first", "d": "first"], revision: 4),
+                try put(.host(Self.machineID), .forced, ["d": "host"], revision: 5),
+                try put(.group("other"), .forced, ["a": "other"], revision: 6),
+                try put(.host("ffffffffffffffffffffffffffffffff"), .forced, ["a": "elsewhere"], revision: 7),
+            ], revision: 7)
+        #expect(refusals.isEmpty)
+        #expect(mirror.revision == 7)
+        let list = SearchList(domain: app, includesGlobal: false)
+        let resolved = store()
+        #expect(resolved.effectiveValue(forKey: "a", in: list) == "all")
+        #expect(resolved.effectiveValue(forKey: "b", in: list) == "second")
+        #expect(resolved.effectiveValue(forKey: "c", in: list) == "first")
+        #expect(resolved.effectiveValue(forKey: "d", in: list) == "host")
+        let resolution = resolved.resolve("c", in: list)
+        #expect(resolution.isForced)
+        #expect(
+            resolution.winner?.fleetSource
+                == FleetSource(key: "/preferences/managed/group/first/forced/com.example.App", revision: 4))
+    }
+
+    @Test func refusedValuesKeepTheLastGoodAndDeletionsAndFullReadsRemove() throws {
+        var mirror = try FleetMirror(paths: paths, layout: layout, groups: [], limits: .init(maxValueBytes: 1024))
+        _ = try mirror.prepare()
+        _ = try mirror.apply([try put(.all, .default, ["k": "good"], revision: 2)], revision: 2)
+        let key = layout.key(target: .all, kind: .default, domain: app)
+        let bad = EtcdWatchEvent(
+            kind: .put, keyValue: EtcdKeyValue(key: Array(key.utf8), value: Array("(1,".utf8), modRevision: 3))
+        let refusals = try mirror.apply([bad], revision: 3)
+        #expect(refusals.map { $0.key } == [key])
+        #expect(refusals.first?.revision == 3)
+        let file = try paths.path(for: DomainID(app, scope: .fleetDefault))
+        #expect(
+            try PlistSerialization.decode(Array(FileManager.default.contents(atPath: file) ?? Data())) == ["k": "good"])
+
+        // A new run reads the state and goes on from its revision.
+        var again = try FleetMirror(paths: paths, layout: layout, groups: [], limits: .init(maxValueBytes: 1024))
+        #expect(try again.prepare() == nil)
+        #expect(again.revision == 3 && again.entries[key]?.values == ["k": "good"])
+
+        // A full read without the key removes the domain's files.
+        _ = try again.replaceAll(with: [], revision: 9)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(again.revision == 9)
+    }
+}
