@@ -1,5 +1,4 @@
 internal import CPrefsXML2
-import Glibc
 
 /// Reads XML property lists with libxml2's SAX2 interface, following CoreFoundation's rules.
 ///
