@@ -10,8 +10,8 @@
  * changes (two trailing pointers), is never allocated or read from Swift. So the ICU part is hidden. */
 #undef LIBXML_ICU_ENABLED
 
-#include <libxml/xmlreader.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 
 #endif

@@ -1,9 +1,10 @@
 extension XMLPlistReader {
     /// Finds line and column positions in the source for error messages.
     ///
-    /// libxml2 reads ahead of the node it reports and keeps only a line per element, so when a
-    /// plist-level rule fails the reader knows "the third start tag on line 12"; this scanner turns
-    /// that into a column. It runs only on the error path. Columns count Unicode scalars from 1.
+    /// libxml2 tells a SAX handler the line its parser has reached, not the column where a tag or a run
+    /// of text starts, so when a plist-level rule fails the reader knows "the third start tag on line
+    /// 12"; this scanner turns that into a column. It runs only on the error path. Columns count Unicode
+    /// scalars from 1.
     struct SourceLocator {
         private let source: UnsafeRawBufferPointer
 
@@ -40,6 +41,18 @@ extension XMLPlistReader {
             return found
         }
 
+        /// The position of the first CDATA section (its `<![CDATA[`) that starts on `line`.
+        func position(ofCharacterDataOnLine line: Int) -> PlistError.Position? {
+            var found: PlistError.Position?
+            scan { event, eventLine, column in
+                if eventLine > line { return true }
+                guard event == .characterDataStart, eventLine == line else { return false }
+                found = .text(line: eventLine, column: column)
+                return true
+            }
+            return found
+        }
+
         /// The position of the first occurrence of `needle`.
         func position(ofFirst needle: [UInt8]) -> PlistError.Position? {
             guard !needle.isEmpty, source.count >= needle.count else { return nil }
@@ -67,7 +80,7 @@ extension XMLPlistReader {
             return .text(line: line, column: column)
         }
 
-        private enum Event { case startTag, text }
+        private enum Event { case startTag, text, characterDataStart }
 
         private enum State {
             case content
@@ -78,8 +91,8 @@ extension XMLPlistReader {
             case declaration(quote: UInt8?, bracketDepth: Int)
         }
 
-        /// Walks the markup, calling `visit` for each start tag and each character of text (CDATA
-        /// included) outside markup, until `visit` returns true.
+        /// Walks the markup, calling `visit` for each start tag, each CDATA section's start and each
+        /// character of text (CDATA included) outside markup, until `visit` returns true.
         private func scan(_ visit: (Event, _ line: Int, _ column: Int) -> Bool) {
             var state = State.content
             var line = 1
@@ -104,6 +117,7 @@ extension XMLPlistReader {
                                 state = .comment
                                 skip = 3
                             } else if starts(with: "<![CDATA[", at: index) {
+                                if visit(.characterDataStart, line, column) { return }
                                 state = .characterData
                                 skip = 8
                             } else if starts(with: "<!", at: index) {

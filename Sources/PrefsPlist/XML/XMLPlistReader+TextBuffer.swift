@@ -1,12 +1,13 @@
 extension XMLPlistReader {
-    /// The text of the scalar element being read (`<integer>`, `<real>`, `<date>`, `<data>`), reused from
-    /// one element to the next.
+    /// The text of the scalar element being read (`<key>`, `<string>`, `<integer>`, …), reused from one
+    /// element to the next.
     ///
-    /// libxml2 frees a text node once the reader moves past it, so its bytes are copied here until the
+    /// libxml2 hands text over in pieces (a long run in several calls, each reference on its own, the
+    /// text on either side of a comment) from memory it reuses, so the bytes are copied here until the
     /// closing tag says the text is complete. A raw buffer rather than an `[UInt8]`: emptying and
     /// appending to an array costs a uniqueness check and a generic call each, per element.
     final class TextBuffer {
-        // Only the owning tree builder touches the buffer, on one thread.
+        // Only the owning value builder touches the buffer, on one thread.
         @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
         @exclusivity(unchecked) private var capacity: Int
         @exclusivity(unchecked) private(set) var count = 0

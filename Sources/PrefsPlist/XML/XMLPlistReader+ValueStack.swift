@@ -5,7 +5,7 @@ extension XMLPlistReader {
     /// allocated once, at their final size, when it closes; and moving them (rather than copying
     /// out of a Swift array and then removing) spares a retain and a release per value.
     final class ValueStack<Element> {
-        // Only the owning tree builder touches the stack, on one thread.
+        // Only the owning value builder touches the stack, on one thread.
         @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
         @exclusivity(unchecked) private var capacity: Int
         @exclusivity(unchecked) private(set) var count = 0
