@@ -68,9 +68,11 @@ docs: deps
 		--enable-experimental-combined-documentation --warnings-as-errors \
 		--transform-for-static-hosting --output-path $(DOCS_DIR)
 
-# Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md.
+# Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis) in one run; see docs/BENCHMARKS.md. The release
+# executables come first: DaemonBenchmarks runs the release prefsd and the fully static defaults.
 bench: deps
 	@scripts/install-deps.sh --bench
+	@scripts/build-release.sh >/dev/null
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 	@scripts/bench-plistlib.sh
 	@Benchmarks/cli-defaults.sh
