@@ -8,6 +8,10 @@ import PrefsWire
 
 /// A blocking client connection for tests: raw bytes, whole frames, decoded messages, with timeouts.
 public final class WireTestConnection {
+    /// How long a read waits for an expected message by default. Generous on purpose: on a machine loaded by
+    /// parallel tests a reply can take seconds, and a passing test never waits for the whole of it.
+    public static let defaultTimeout: Duration = .seconds(30)
+
     /// The connected socket.
     public let descriptor: Int32
     private var decoder = WireFrameDecoder()
@@ -74,7 +78,7 @@ public final class WireTestConnection {
     }
 
     /// The next message, or `nil` when the server closed the connection; fails after `timeout`.
-    public func receive(timeout: Duration = .seconds(5)) throws -> PlistDictionary? {
+    public func receive(timeout: Duration = WireTestConnection.defaultTimeout) throws -> PlistDictionary? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let message = try decoder.nextFrame() { return message }
@@ -104,7 +108,7 @@ public final class WireTestConnection {
     /// Every message until the server ends the stream, and how it ended: `false` for an orderly end of stream,
     /// `true` for a reset (`ECONNRESET`, which can make a peer lose what it had not read yet).
     public func receiveUntilEnd(
-        timeout: Duration = .seconds(5)
+        timeout: Duration = WireTestConnection.defaultTimeout
     ) throws -> (messages: [PlistDictionary], reset: Bool) {
         var messages: [PlistDictionary] = []
         let deadline = ContinuousClock.now + timeout
@@ -134,7 +138,7 @@ public final class WireTestConnection {
     }
 
     /// The next message as a server message.
-    public func receiveMessage(timeout: Duration = .seconds(5)) throws -> WireServerMessage {
+    public func receiveMessage(timeout: Duration = WireTestConnection.defaultTimeout) throws -> WireServerMessage {
         guard let dictionary = try receive(timeout: timeout) else {
             throw TestFailure("the server closed the connection")
         }
@@ -142,7 +146,7 @@ public final class WireTestConnection {
     }
 
     /// The next reply; fails if an event comes first.
-    public func receiveReply(timeout: Duration = .seconds(5)) throws -> WireReply {
+    public func receiveReply(timeout: Duration = WireTestConnection.defaultTimeout) throws -> WireReply {
         let message = try receiveMessage(timeout: timeout)
         guard case .reply(let reply) = message else { throw TestFailure("expected a reply, got \(message)") }
         return reply
