@@ -81,16 +81,7 @@ extension CommandRunner {
     static func describe(
         _ plan: MigrationPlan, of domain: DomainName, from source: MigrationSource, dryRun: Bool
     ) -> String {
-        func list(_ keys: [PlistKey]) -> String { keys.map(\.string).joined(separator: ", ") }
-        var parts: [String] = []
-        if !plan.taken.isEmpty { parts.append((dryRun ? "would take " : "took ") + list(plan.taken)) }
-        if !plan.replaced.isEmpty { parts.append((dryRun ? "would replace " : "replaced ") + list(plan.replaced)) }
-        if !plan.kept.isEmpty {
-            parts.append((dryRun ? "would keep " : "kept ") + list(plan.kept) + " (set here; -overwrite replaces it)")
-        }
-        if !plan.unchanged.isEmpty { parts.append("\(plan.unchanged.count) already the same") }
-        if parts.isEmpty { parts.append("no keys") }
-        return "\(domain.rawValue) from \(source.kind.rawValue) (\(source.path(of: domain))): "
-            + parts.joined(separator: "; ")
+        "\(domain.rawValue) from \(source.kind.rawValue) (\(source.path(of: domain))): "
+            + plan.summary(dryRun: dryRun, keptNote: "set here; -overwrite replaces it")
     }
 }

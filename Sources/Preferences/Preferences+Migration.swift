@@ -62,13 +62,7 @@ extension Preferences {
     /// `adopted the settings of com.example.App from foundation (/home/ada/.config/com.example.App.plist): took
     /// Count, Theme; kept Mode (set here)`.
     static func describe(_ plan: MigrationPlan, of domain: DomainName, from source: MigrationSource) -> String {
-        func list(_ keys: [PlistKey]) -> String { keys.map(\.string).joined(separator: ", ") }
-        var parts: [String] = []
-        if !plan.taken.isEmpty { parts.append("took " + list(plan.taken)) }
-        if !plan.kept.isEmpty { parts.append("kept " + list(plan.kept) + " (set here)") }
-        if !plan.unchanged.isEmpty { parts.append("\(plan.unchanged.count) already the same") }
-        if parts.isEmpty { parts.append("no keys") }
-        return "adopted the settings of \(domain.rawValue) from \(source.kind.rawValue) (\(source.path(of: domain))): "
-            + parts.joined(separator: "; ")
+        "adopted the settings of \(domain.rawValue) from \(source.kind.rawValue) (\(source.path(of: domain))): "
+            + plan.summary()
     }
 }

@@ -33,6 +33,20 @@ package struct MigrationPlan: Sendable, Hashable {
     /// Whether adopting changes the domain.
     package var changesDomain: Bool { !taken.isEmpty || !replaced.isEmpty }
 
+    /// What the plan does, in one line: `took Count, Theme; kept Mode (set here); 2 already the same`.
+    /// - Parameters:
+    ///   - dryRun: Whether to say what it would do (`would take`).
+    ///   - keptNote: Why kept keys were kept, in parentheses.
+    package func summary(dryRun: Bool = false, keptNote: String = "set here") -> String {
+        func list(_ keys: [PlistKey]) -> String { keys.map(\.string).joined(separator: ", ") }
+        var parts: [String] = []
+        if !taken.isEmpty { parts.append((dryRun ? "would take " : "took ") + list(taken)) }
+        if !replaced.isEmpty { parts.append((dryRun ? "would replace " : "replaced ") + list(replaced)) }
+        if !kept.isEmpty { parts.append((dryRun ? "would keep " : "kept ") + list(kept) + " (\(keptNote))") }
+        if !unchanged.isEmpty { parts.append("\(unchanged.count) already the same") }
+        return parts.isEmpty ? "no keys" : parts.joined(separator: "; ")
+    }
+
     /// Applies the plan: the taken and replaced keys get the other program's values.
     package func apply(_ source: PlistDictionary, to values: inout PlistDictionary) {
         for key in taken + replaced { values[key] = source[key] }
