@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 # Where `make build` puts the release executables (scripts/build-release.sh).
 BIN_DIR := $(CURDIR)/.build/dist/bin
 
-.PHONY: deps run demo test test-deb test-system build install deb docs bench fuzz fuzz-smoke lint clean
+.PHONY: deps run demo test test-deb test-system build install deb docs bench fuzz fuzz-smoke instruction-counts lint clean
 
 deps:
 	@scripts/install-deps.sh
@@ -32,9 +32,15 @@ install: deps
 deb: deps
 	@SWIFT=$(SWIFT) scripts/build-deb.sh
 
-# The package's contents checked: paths, static executables, units, maintainer scripts, lintian.
+# The package's contents checked: paths, static executables, units, maintainer scripts, lintian. Compressed with
+# gzip -1, which takes seconds where xz takes most of a minute; `make deb` keeps xz.
 test-deb: deps
-	@scripts/check-deb.sh "$$(SWIFT=$(SWIFT) DEB_COMPRESSION="-Zxz -z1" scripts/build-deb.sh)"
+	@scripts/check-deb.sh "$$(SWIFT=$(SWIFT) DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh)"
+
+# Instructions of the hot paths of the release executables (callgrind) against Benchmarks/Thresholds: a path more
+# than 10 % above its threshold fails (scripts/instruction-counts.sh; --update after an intended change).
+instruction-counts: build
+	@scripts/instruction-counts.sh "$(BIN_DIR)"
 
 # Opt-in, needs root, takes minutes, not part of `make test`: the package installed in a Debian 12 root booted with
 # its own systemd as PID 1, prefsd checked as a socket-activated user service (docs/SYSTEMD.md).
@@ -46,8 +52,9 @@ test-system: deps
 # do not slow the timing-sensitive tests that would otherwise run beside them.
 # Then the Python client package is installed into a fresh virtual environment and tested against the built prefsd,
 # the documentation is built (a broken symbol link or any DocC warning fails), every fuzz harness runs briefly (so
-# that one that no longer builds or fails at once is caught), and the Debian package is built from the release
-# executables and its contents checked.
+# that one that no longer builds or fails at once is caught), the Debian package is built from the release
+# executables and its contents checked, and the hot paths of those executables must not have grown by more than 10 %
+# in instructions (Benchmarks/Thresholds).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip AtomicUpdateTests
@@ -56,6 +63,7 @@ test: deps
 	@$(MAKE) --no-print-directory docs
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory test-deb
+	@$(MAKE) --no-print-directory instruction-counts
 
 # The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs
 # (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example with
@@ -86,12 +94,13 @@ FUZZ_SMOKE_RUNS ?= 2000
 fuzz: deps
 	@Fuzz/run.sh $(FUZZ_RUNS) $(FUZZ_HARNESSES)
 
-# Each harness for FUZZ_SMOKE_RUNS executions with a fixed seed (seconds, and repeatable); `make test` ends with it.
+# Each harness for FUZZ_SMOKE_RUNS executions with a fixed seed (seconds, and repeatable), from a debug build, which
+# compiles several times faster than the release build of `make fuzz`; `make test` runs it.
 fuzz-smoke: deps
-	@FUZZ_SEED=1 Fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+	@FUZZ_SEED=1 FUZZ_CONFIGURATION=debug Fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 
 lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
 
 clean:
-	rm -rf .build .build-static Benchmarks/.build Fuzz/.build
+	rm -rf .build Benchmarks/.build Fuzz/.build

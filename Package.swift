@@ -1,6 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// `defaults` and `plutil` are fully static in release builds on Linux: no dynamic loader and no shared library, so they
+// start fastest (docs/DEFAULTS.md). Debian's static libxml2 needs ICU, zlib, liblzma and the C++ runtime at link time.
+// Being link settings of these two executables only, one release build makes them and the dynamically linked prefsd
+// (libsystemd is shared-only) with the same compiled modules (scripts/build-release.sh).
+let fullyStaticInRelease: [LinkerSetting] =
+    [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
+    + ["icuuc", "icudata", "z", "lzma", "stdc++", "m"].map {
+        .linkedLibrary($0, .when(platforms: [.linux], configuration: .release))
+    }
+
 let package = Package(
     name: "preferences",
     products: [
@@ -117,11 +127,13 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "plutil",
-            dependencies: ["PrefsPOSIX", "PrefsPlist"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist"],
+            linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
             name: "defaults",
-            dependencies: ["DefaultsCommand"]
+            dependencies: ["DefaultsCommand"],
+            linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
             name: "prefsd",

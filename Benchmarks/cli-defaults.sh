@@ -18,13 +18,8 @@ for tool in swift hyperfine dconf dbus-run-session python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is missing; run scripts/install-deps.sh --bench" >&2; exit 1; }
 done
 
-# A fully static executable: no dynamic loading or relocation at start-up (see docs/DEFAULTS.md).
-build=(swift build -c release --static-swift-stdlib -Xswiftc -static-executable
-    -Xlinker -licuuc -Xlinker -licudata -Xlinker -lz -Xlinker -llzma -Xlinker -lstdc++ -Xlinker -lm
-    --product defaults --scratch-path .build-static)
-echo "Building: ${build[*]}" >&2
-"${build[@]}" >&2 2> >(grep -v "statically linked applications requires at runtime" >&2)
-defaults="$("${build[@]}" --show-bin-path 2>/dev/null)/defaults"
+# The fully static executable users get (scripts/build-release.sh; see docs/DEFAULTS.md).
+defaults="$(scripts/build-release.sh)/defaults"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/cli-defaults.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

@@ -5,6 +5,8 @@
 # harnesses write their own seeds (`--write-seeds`). See docs/FUZZING.md.
 # usage: Fuzz/run.sh [runs] [harness…]     e.g. Fuzz/run.sh 200000 FuzzXML
 # FUZZ_SEED=n makes libFuzzer's choices repeatable (the smoke run uses 1); unset, each run picks its own.
+# FUZZ_CONFIGURATION is the build configuration: release (the default, for long runs: several times the executions
+# a second) or debug (the smoke run: it compiles in a fraction of the time, and a smoke run is too short to care).
 # FUZZ_MAX_LEN (default 65536) bounds an input's bytes; FUZZ_TIMEOUT (default 10) is the wall-clock seconds after
 # which one input counts as a hang: raise it under `nice` on a busy machine, where a starved run is not a hang.
 set -euo pipefail
@@ -14,15 +16,30 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzXML FuzzBinary FuzzOpenStep FuzzJSON FuzzWire FuzzDefaults FuzzKeyPath)
 
+configuration="${FUZZ_CONFIGURATION:-release}"
+case "$configuration" in
+    release) sanitizing=(-Xswiftc -sanitize=fuzzer,address) ;;
+    debug)
+        # A debug build renames the executable's `main` and defines `main` only at link time, so the linker takes
+        # libFuzzer's own `main` from the archive `-sanitize=fuzzer` adds, which wants `LLVMFuzzerTestOneInput`.
+        # The same instrumentation, with the libFuzzer that has no `main`, avoids that.
+        no_main="$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")/lib/clang"
+        no_main="$(ls "$no_main"/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -n 1)"
+        [ -n "$no_main" ] || { echo "Fuzz: libclang_rt.fuzzer_no_main is not in the Swift toolchain" >&2; exit 1; }
+        sanitizing=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+            -Xlinker "$no_main" -Xlinker -lstdc++)
+        ;;
+    *) echo "Fuzz: FUZZ_CONFIGURATION is release or debug, not $configuration" >&2; exit 1 ;;
+esac
 build_log="$(mktemp)"
-if ! swift build -c release --scratch-path .build -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
+if ! swift build -c "$configuration" --scratch-path .build "${sanitizing[@]}" -Xswiftc -use-ld=lld \
     >"$build_log" 2>&1; then
     tail -n 30 "$build_log" >&2
     echo "Fuzz: the harnesses did not build" >&2
     exit 1
 fi
 rm -f "$build_log"
-bin="$(swift build -c release --scratch-path .build --show-bin-path)"
+bin="$(swift build -c "$configuration" --scratch-path .build --show-bin-path)"
 corpus_dir="../../shared/corpus"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

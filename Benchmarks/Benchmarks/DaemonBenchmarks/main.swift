@@ -39,11 +39,8 @@ if arguments.first == "--attach", arguments.count == 4, let depth = Int(argument
     exit(0)
 }
 let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
-// The fully static build of docs/DEFAULTS.md (Benchmarks/cli-defaults.sh makes it) starts fastest.
-let defaults =
-    option("--defaults")
-    ?? (FileManager.default.isExecutableFile(atPath: "../.build-static/release/defaults")
-        ? "../.build-static/release/defaults" : "../.build/release/defaults")
+// The fully static defaults users get, from the release build (scripts/build-release.sh; `make bench` runs it).
+let defaults = option("--defaults") ?? "../.build/release/defaults"
 let seconds = Double(option("--seconds") ?? "3") ?? 3
 guard FileManager.default.isExecutableFile(atPath: prefsd) else {
     print("DaemonBenchmarks: no prefsd at \(prefsd); build it with `swift build -c release` at the top level")
