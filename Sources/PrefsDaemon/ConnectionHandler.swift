@@ -16,7 +16,7 @@ import PrefsWire
 /// closed connection is dropped, and a connection that makes no progress for the idle timeout is closed (one with
 /// subscriptions waits for events, and is never idle).
 final class ConnectionHandler: ChannelDuplexHandler {
-    typealias InboundIn = PlistDictionary
+    typealias InboundIn = InboundFrame
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -125,11 +125,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !isClosing else { return }
-        let message = unwrapInboundIn(data)
-        do throws(WireRequest.Rejection) {
-            pending.append(.success(try WireRequest(dictionary: message)))
-        } catch {
-            pending.append(.failure(error))
+        switch unwrapInboundIn(data) {
+        case .request(let request):
+            pending.append(.success(request))
+        case .message(let message):
+            do throws(WireRequest.Rejection) {
+                pending.append(.success(try WireRequest(dictionary: message)))
+            } catch {
+                pending.append(.failure(error))
+            }
         }
         isReading = true
         processPending(context: context)

@@ -4,12 +4,15 @@ import PrefsWire
 
 /// Splits a connection's bytes into frames and decodes each one in place, as a NIO `ByteToMessageDecoder`.
 ///
+/// The frequent small requests (`get`, `set` of a scalar, `remove`) are read straight from the payload's bytes;
+/// every other frame is decoded as a dictionary, which the connection handler reads as a request or refuses.
+///
 /// A frame's length is checked as soon as its four bytes arrive, so an oversized frame fails before its payload
 /// is buffered. The bytes of a frame still arriving are charged to the daemon's ``FrameBudget`` (all connections
 /// together), and the frame must arrive whole within the frame timeout of its first byte. Errors are
 /// ``PrefsWireError``s; the connection handler answers them with a `closing` event.
 struct WireFrameChannelDecoder: ByteToMessageDecoder {
-    typealias InboundOut = PlistDictionary
+    typealias InboundOut = InboundFrame
 
     let limits: WireLimits
     private let partial: PartialFrame
@@ -26,9 +29,10 @@ struct WireFrameChannelDecoder: ByteToMessageDecoder {
         }
         let frameLength = WireFrame.headerLength + length
         guard buffer.readableBytes >= frameLength else { return try needMore(context, buffer) }
-        let message = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
-            try WireFrame.decodePayload(
-                UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength]), limits: limits)
+        let message = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) -> InboundFrame in
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength])
+            if let request = WireRequest(flatPayload: payload, limits: limits) { return .request(request) }
+            return .message(try WireFrame.decodePayload(payload, limits: limits))
         }
         buffer.moveReaderIndex(forwardBy: frameLength)
         partial.frameEnded()

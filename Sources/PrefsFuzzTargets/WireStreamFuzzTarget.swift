@@ -6,6 +6,8 @@ import PrefsWire
 /// The stream is split into frames as the daemon's NIO decoder splits it (``WireFrame/decodeFrame(atStartOf:limits:)``
 /// on the bytes not yet consumed, until a frame is incomplete or fails), and each frame is read as a request, as
 /// the connection handler reads it (``WireRequest/init(dictionary:)``). Besides "no crash", it checks that:
+/// - where the daemon's fast path for frequent requests (``WireRequest/init(flatPayload:limits:)``) reads a frame,
+///   the general way reads the same frame and the same request;
 /// - the client's incremental ``WireFrameDecoder``, fed the same stream whole and in chunks whose sizes the input
 ///   chooses, agrees: it delivers the same frames, fails exactly when the daemon's split fails, and leaves the
 ///   same bytes over;
@@ -44,15 +46,26 @@ public enum WireStreamFuzzTarget {
         var split = Split()
         var offset = 0
         reading: while true {
+            let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
+            let fast = fastRequest(atStartOf: rest, limits: limits)
             do throws(PrefsWireError) {
-                let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
-                guard let frame = try WireFrame.decodeFrame(atStartOf: rest, limits: limits) else { break reading }
+                guard let frame = try WireFrame.decodeFrame(atStartOf: rest, limits: limits) else {
+                    FuzzInvariant.require(fast == nil, "the fast path read a frame the general way finds incomplete")
+                    break reading
+                }
+                if let fast {
+                    let general = try? WireRequest(dictionary: frame.message)
+                    FuzzInvariant.require(
+                        general == fast,
+                        "the fast path read \(fast), the general way \(general.map { "\($0)" } ?? "no request")")
+                }
                 FuzzInvariant.require(
                     frame.length > WireFrame.headerLength && frame.length <= rest.count,
                     "a frame of \(frame.length) bytes was decoded from \(rest.count) bytes")
                 split.frames.append(frame.message)
                 offset += frame.length
             } catch {
+                FuzzInvariant.require(fast == nil, "the fast path read \(fast!), the general way refused it: \(error)")
                 FuzzInvariant.require(!error.message.isEmpty, "a framing error has no message")
                 split.failure = error
                 return split
@@ -60,6 +73,17 @@ public enum WireStreamFuzzTarget {
         }
         split.leftover = input.count - offset
         return split
+    }
+
+    /// What the daemon's fast path reads from the frame at the start of `bytes`, when the whole frame is there.
+    static func fastRequest(atStartOf bytes: UnsafeRawBufferPointer, limits: WireLimits) -> WireRequest? {
+        guard bytes.count >= WireFrame.headerLength,
+            let length = try? WireFrame.payloadLength(header: bytes, limits: limits),
+            bytes.count - WireFrame.headerLength >= length
+        else { return nil }
+        let payload = UnsafeRawBufferPointer(
+            rebasing: bytes[WireFrame.headerLength..<(WireFrame.headerLength + length)])
+        return WireRequest(flatPayload: payload, limits: limits)
     }
 
     /// Feeds the stream to a ``WireFrameDecoder`` and compares what it delivers with the daemon's split.
