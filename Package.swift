@@ -86,6 +86,7 @@ let package = Package(
                 "PrefsPlist",
                 "PrefsStore",
                 "PrefsAccess",
+                "PrefsWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
