@@ -194,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DefaultsCommandTests",
-            dependencies: ["DefaultsCommand", "PrefsAccess", "PrefsTestSupport"]
+            dependencies: ["DefaultsCommand", "PrefsAccess", "PrefsWire", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsAccessTests",

@@ -44,7 +44,7 @@ package struct EtcdError: Error, Sendable, CustomStringConvertible {
 extension EtcdError.Code {
     /// The code of one of etcd's authentication errors, from its message (the gateway's `message`, or a watch's
     /// `cancel_reason`); `nil` for any other message.
-    init?(authenticationMessage message: String) {
+    package init?(authenticationMessage message: String) {
         if message.contains("permission denied") {
             self = .permissionDenied
         } else if message.contains("invalid auth token") || message.contains("user name is empty")
