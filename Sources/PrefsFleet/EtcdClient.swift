@@ -9,8 +9,9 @@ import Synchronization
 /// one dead member of a cluster costs one failed connection attempt.
 ///
 /// With credentials, the client authenticates (`/v3/auth/authenticate`) before its first request and sends the
-/// token in the `Authorization` header of every request and watch; when etcd answers that the token is invalid (it
-/// expired, or the member restarted), it authenticates once more and sends the request again.
+/// token in the `Authorization` header of every request and watch; when etcd answers that the token is invalid
+/// (simple tokens expire after `--auth-token-ttl` seconds unused), it authenticates once more and sends the request
+/// again.
 package final class EtcdClient: Sendable {
     /// The cluster's client URLs.
     package let endpoints: [EtcdEndpoint]
@@ -158,6 +159,7 @@ package final class EtcdClient: Sendable {
                     delivered.store(true, ordering: .relaxed)
                     try await handle(message)
                 }
+                return
             } catch let error as EtcdError where error.code == .unauthenticated || error.code == .permissionDenied {
                 // etcd checks the token when the watch is created, before any event: a new token and one more try.
                 if error.code == .unauthenticated, credentials != nil, attempt == 1, !delivered.load(ordering: .relaxed)
