@@ -86,6 +86,7 @@ let package = Package(
                 "PrefsPlist",
                 "PrefsStore",
                 "PrefsAccess",
+                "PrefsWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -193,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DefaultsCommandTests",
-            dependencies: ["DefaultsCommand", "PrefsAccess", "PrefsTestSupport"]
+            dependencies: ["DefaultsCommand", "PrefsAccess", "PrefsWire", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsAccessTests",

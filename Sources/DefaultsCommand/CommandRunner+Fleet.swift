@@ -1,6 +1,9 @@
+import PrefsAccess
+import PrefsClient
 import PrefsFleet
 import PrefsPlist
 import PrefsStore
+import PrefsWire
 
 extension CommandRunner {
     /// How many times `fleet write` and `fleet delete` read again and retry when another administrator changed the
@@ -9,6 +12,7 @@ extension CommandRunner {
 
     /// Runs `defaults fleet …` against etcd.
     func fleet(_ command: FleetCommand) async throws(DefaultsError) -> Int32 {
+        if command.action == .status { return try fleetStatus() }
         let variables = environment.variables
         var endpointTexts = command.endpoints
         if endpointTexts.isEmpty, let list = variables["PREFERENCES_FLEET_ENDPOINTS"] {
@@ -22,16 +26,32 @@ extension CommandRunner {
         let client: EtcdClient
         let layout: FleetKeyLayout
         do throws(EtcdError) {
-            client = EtcdClient(endpoints: try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) })
+            var credentials: EtcdCredentials?
+            if let user = command.user ?? variables["PREFERENCES_FLEET_USER"], !user.isEmpty {
+                guard let passwordFile = variables["PREFERENCES_FLEET_PASSWORD_FILE"], !passwordFile.isEmpty else {
+                    throw EtcdError(
+                        .invalidArgument,
+                        "fleet needs the password of etcd user \(user) in a file that PREFERENCES_FLEET_PASSWORD_FILE "
+                            + "names")
+                }
+                credentials = EtcdCredentials(
+                    user: user, password: try EtcdCredentials.readPassword(fromFile: passwordFile))
+            }
+            client = EtcdClient(
+                endpoints: try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) },
+                credentials: credentials)
             layout = try FleetKeyLayout(
                 prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
         } catch {
             throw DefaultsError(.invalidArgument, "defaults: \(error.message)")
         }
         do throws(EtcdError) {
+            try await client.authenticate()  // A wrong password is reported before anything is read.
             switch command.action {
             case .list:
                 try await list(client: client, layout: layout, command: command)
+            case .status:
+                break  // Answered by prefsd, above.
             case .read(let domain, let key):
                 let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
                 let (keyValue, _) = try await client.get(etcdKey)
@@ -144,5 +164,48 @@ extension CommandRunner {
             )
         }
         try? console.writeOutput(lines.map { $0 + "\n" }.joined())
+    }
+
+    /// Runs `defaults fleet status`: asks this host's prefsd for its fleet state and prints it as `name: value` lines.
+    /// Only prefsd talks to etcd, so without it there is nothing to report.
+    private func fleetStatus() throws(DefaultsError) -> Int32 {
+        let socketPath = AccessRoute.defaultSocketPath
+        let result: WireResult
+        do {
+            result = try DaemonAccess(socketPath: socketPath, clientName: "defaults").send(.fleetStatus)
+        } catch  where (error.cause as? PrefsClientError)?.code == .daemonUnavailable {
+            throw DefaultsError(
+                .storage,
+                "defaults: fleet status needs prefsd, which is not running (nothing answers on \(socketPath)): "
+                    + error.message)
+        } catch {
+            throw DefaultsError(.storage, "defaults: fleet status: \(error.message)", cause: error)
+        }
+        guard case .fleetStatus(let status) = result else {
+            throw DefaultsError(.storage, "defaults: prefsd answered fleet status with a reply to \(result.operation)")
+        }
+        try console.writeOutput(Self.fleetStatusLines(status).map { $0 + "\n" }.joined())
+        return 0
+    }
+
+    /// The lines `defaults fleet status` prints.
+    static func fleetStatusLines(_ status: WireFleetStatus?) -> [String] {
+        guard let status else { return ["state: not in a fleet (prefsd has no FleetEndpoints setting)"] }
+        var lines = ["state: \(status.state.rawValue)"]
+        if let endpoint = status.endpoint { lines.append("endpoint: \(endpoint)") }
+        lines.append("revision: \(status.appliedRevision)")
+        if let latest = status.latestRevision, let lag = status.lag {
+            lines.append("latest revision: \(latest)")
+            lines.append("lag: \(lag)")
+        }
+        if let error = status.lastError {
+            lines.append("last error: \(error)")
+            if let date = status.lastErrorDate {
+                lines.append("last error date: \(PlistValue.date(date).defaultsDescription)")
+            }
+        }
+        lines.append("refused values: \(status.refusedValues)")
+        lines.append("cache: \(status.cacheDirectory)")
+        return lines
     }
 }

@@ -3,7 +3,7 @@ import PrefsPlist
 import PrefsStore
 
 /// `defaults fleet write|read|delete|list`: the administrator's edits of managed domains, straight to etcd
-/// (docs/FLEET.md, "Administration").
+/// (docs/FLEET.md, "Administration"); `defaults fleet status`: this host's fleet state, from its prefsd.
 package struct FleetCommand: Sendable, Hashable {
     /// What to do.
     package enum Action: Sendable, Hashable {
@@ -15,6 +15,8 @@ package struct FleetCommand: Sendable, Hashable {
         case delete(DomainName, key: PlistKeyPath?)
         /// Lists the managed domains (of one target and kind when given).
         case list
+        /// Prints the fleet state of the local prefsd.
+        case status
     }
 
     /// What to do.
@@ -27,14 +29,18 @@ package struct FleetCommand: Sendable, Hashable {
     package var endpoints: [String]
     /// The key prefix (`-prefix`, else `PREFERENCES_FLEET_PREFIX`, else `/preferences/`).
     package var prefix: String?
+    /// The etcd user (`-user`, else `PREFERENCES_FLEET_USER`); its password comes from the file
+    /// `PREFERENCES_FLEET_PASSWORD_FILE` names.
+    package var user: String?
 
     /// Parses the arguments after `fleet`.
     static func parse(_ reader: inout ArgumentReader) throws(DefaultsError) -> FleetCommand {
-        guard let actionName = reader.next() else { throw .usage("fleet needs write, read, delete or list") }
+        guard let actionName = reader.next() else { throw .usage("fleet needs write, read, delete, list or status") }
         var kind: FleetKind?
         var target: FleetTarget?
         var endpoints: [String] = []
         var prefix: String?
+        var user: String?
         func setTarget(_ new: FleetTarget) throws(DefaultsError) {
             guard target == nil else { throw .usage("fleet takes one of -all, -group and -host") }
             target = new
@@ -62,6 +68,9 @@ package struct FleetCommand: Sendable, Hashable {
             case "-prefix":
                 guard let text = reader.next() else { throw .usage("-prefix needs a key prefix") }
                 prefix = text
+            case "-user":
+                guard let name = reader.next(), !name.isEmpty else { throw .usage("-user needs an etcd user name") }
+                user = name
             default:
                 throw .usage("fleet does not know the option \(option)")
             }
@@ -96,14 +105,21 @@ package struct FleetCommand: Sendable, Hashable {
             action = .delete(try domain(), key: try reader.key(required: false))
         case "list":
             action = .list
+        case "status":
+            // The local prefsd answers: etcd's endpoints, the prefix and the targets play no part.
+            guard kind == nil, target == nil, endpoints.isEmpty, prefix == nil, user == nil else {
+                throw .usage("fleet status takes no options: it asks this host's prefsd")
+            }
+            action = .status
         default:
-            throw .usage("fleet needs write, read, delete or list (got \(actionName))")
+            throw .usage("fleet needs write, read, delete, list or status (got \(actionName))")
         }
         try reader.expectEnd()
-        if action != .list {
+        if action != .list, action != .status {
             guard kind != nil else { throw .usage("fleet \(actionName) needs -forced or -default") }
             if target == nil { target = .all }
         }
-        return FleetCommand(action: action, kind: kind, target: target, endpoints: endpoints, prefix: prefix)
+        return FleetCommand(
+            action: action, kind: kind, target: target, endpoints: endpoints, prefix: prefix, user: user)
     }
 }

@@ -229,12 +229,13 @@ struct Verb: Sendable {
                 Form(
                     "fleet list [-forced|-default] [-all | -group <name> | -host <id>]",
                     "lists the fleet-managed domains", isExtension: true),
+                Form("fleet status", "shows this host's fleet state, from its prefsd", isExtension: true),
             ],
             options: [
                 Option(name: "-forced", values: []), Option(name: "-default", values: []),
                 Option(name: "-all", values: []), Option(name: "-group", values: []),
                 Option(name: "-host", values: []), Option(name: "-endpoints", values: []),
-                Option(name: "-prefix", values: []),
+                Option(name: "-prefix", values: []), Option(name: "-user", values: []),
             ],
             slots: [.text, .domain, .key, .value],
             manual: [
@@ -247,6 +248,15 @@ struct Verb: Sendable {
                 "write and delete read the domain, edit it, and write it back in one etcd transaction that holds "
                     + "only if the domain's revision is still the one read, retrying on a conflict: two "
                     + "administrators never lose each other's change. Values are given as for write.",
+                "On a cluster with authentication enabled, -user (or PREFERENCES_FLEET_USER) names the etcd user, "
+                    + "and PREFERENCES_FLEET_PASSWORD_FILE the file holding its password, which must be readable by "
+                    + "its owner only. A write the user's roles do not allow fails with permission denied, naming the "
+                    + "key and the user, and changes nothing.",
+                "status asks this host's prefsd (it needs no endpoints, and fails when prefsd is not running) and "
+                    + "prints its fleet state as name: value lines: the state (connecting, connected or offline, or "
+                    + "not in a fleet), the etcd endpoint, the last etcd revision applied, the newest revision etcd "
+                    + "reported and the lag between them, the last error and its date, how many values from etcd "
+                    + "were refused, and the cache directory.",
             ],
             isExtension: true),
         Verb(

@@ -284,6 +284,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             eventQueue.removeSubscription(subscription)
             activity.holdsSubscriptions = !subscriptions.isEmpty
             return WireReply(id: request.id, .success(.unsubscribe))
+        case .fleetStatus:
+            return WireReply(id: request.id, .success(.fleetStatus(shared.fleetStatus?.status)))
         case .synchronize:
             performOffLoop(request, context: context)
             return nil

@@ -74,10 +74,21 @@ public final class DaemonServer: Service, Sendable {
     ///     ``DaemonConfiguration/socketPath``.
     ///   - notifier: Where `READY=1`, `STATUS=` and `STOPPING=1` go.
     ///   - logger: The server's logger.
-    public init(
+    public convenience init(
         configuration: DaemonConfiguration, store: PreferencesStore,
         activatedSocket: SocketActivation.ListeningSocket? = nil, notifier: SystemdNotifier = SystemdNotifier(),
         logger: Logger
+    ) {
+        self.init(
+            configuration: configuration, store: store, activatedSocket: activatedSocket, notifier: notifier,
+            logger: logger, fleetStatus: nil)
+    }
+
+    /// Creates a server that answers `fleetStatus` from `fleetStatus` (`nil`: the daemon is in no fleet).
+    init(
+        configuration: DaemonConfiguration, store: PreferencesStore,
+        activatedSocket: SocketActivation.ListeningSocket?, notifier: SystemdNotifier, logger: Logger,
+        fleetStatus: FleetStatusBoard?
     ) {
         self.configuration = configuration
         self.notifier = notifier
@@ -89,7 +100,8 @@ public final class DaemonServer: Service, Sendable {
             policy: ConnectionPolicy(
                 limits: configuration.limits, idleTimeout: configuration.idleTimeout,
                 frameTimeout: configuration.frameTimeout),
-            serverName: configuration.serverName, logger: logger, threadPool: NIOThreadPool.singleton)
+            serverName: configuration.serverName, logger: logger, threadPool: NIOThreadPool.singleton,
+            fleetStatus: fleetStatus)
         state.withLock { $0.idleExitDelay = configuration.idleExitDelay }
     }
 

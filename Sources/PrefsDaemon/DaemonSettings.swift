@@ -38,6 +38,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var warnings: [String] = []
     /// The fleet to join (``FleetSettings``), or `nil` for none: then prefsd opens no network connection.
     package var fleet: FleetSettings?
+    /// Why a configured fleet is not joined (its credentials cannot be used), one sentence each: logged as errors.
+    package var fleetErrors: [String] = []
 
     /// The setting key of each limit.
     static let limitKeys: [(key: String, limit: WireLimit)] = [
@@ -110,7 +112,9 @@ public struct DaemonSettings: Sendable, Equatable {
             }
         }
         var fleetWarnings: [String] = []
-        fleet = FleetSettings.read(values) { fleetWarnings.append($0) }
+        var fleetRefusals: [String] = []
+        fleet = FleetSettings.read(values, warn: { fleetWarnings.append($0) }, refuse: { fleetRefusals.append($0) })
+        fleetErrors = fleetRefusals
         warnings += fleetWarnings
         if limits.maxFrameBytes < limits.maxDomainBytes + 64 * 1024 {
             warnings.append(

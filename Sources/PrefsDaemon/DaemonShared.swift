@@ -13,14 +13,17 @@ final class DaemonShared: Sendable {
     let logger: Logger
     let threadPool: NIOThreadPool
     let frameBudget: FrameBudget
+    /// The fleet state `fleetStatus` reports, or `nil` when the daemon is in no fleet.
+    let fleetStatus: FleetStatusBoard?
     /// Encoded events, shared by the connections that send the same one.
     let eventFrames = EventFrameCache()
     private let currentPolicy: Mutex<ConnectionPolicy>
 
     init(
         store: PreferencesStore, policy: ConnectionPolicy, serverName: String, logger: Logger,
-        threadPool: NIOThreadPool
+        threadPool: NIOThreadPool, fleetStatus: FleetStatusBoard? = nil
     ) {
+        self.fleetStatus = fleetStatus
         self.store = store
         self.requests = StoreRequests(store: store)
         self.currentPolicy = Mutex(policy)

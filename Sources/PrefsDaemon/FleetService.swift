@@ -18,6 +18,8 @@ struct FleetService: Service {
     let logger: Logger
     /// Receives the one-line state for `STATUS=`.
     let report: @Sendable (String) -> Void
+    /// Holds the state `fleetStatus` reports.
+    let board: FleetStatusBoard
 
     /// The shortest and longest pause between reconnections.
     static let backoff: (first: Duration, last: Duration) = (.milliseconds(100), .seconds(5))
@@ -43,16 +45,18 @@ struct FleetService: Service {
 
     func run() async throws {
         let mirror = Replica(prepared)
-        let client = EtcdClient(endpoints: settings.endpoints)
+        let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials)
         let revision = mirror.state.withLock { $0.revision }
         logger.info(
             "joining the fleet",
             metadata: [
                 "endpoints": "\(settings.endpoints.map(\.description).joined(separator: ","))",
                 "prefix": "\(settings.layout.prefix)", "groups": "\(settings.groups.joined(separator: ","))",
+                "user": "\(settings.credentials?.user ?? "none")",
                 "revision": "\(revision)",
             ])
         report("fleet: connecting, cached revision \(revision)")
+        board.connecting(to: client.currentEndpoint.description)
         await cancelWhenGracefulShutdown {
             await self.loop(client: client, mirror: mirror)
         }
@@ -64,14 +68,16 @@ struct FleetService: Service {
         var needsFullRead = mirror.state.withLock { $0.revision == 0 }
         while !Task.isCancelled {
             let endpoint = client.currentEndpoint
+            board.connecting(to: endpoint.description)
             let delivered = Atomic<Bool>(false)
             do {
                 if needsFullRead {
                     let result = try await client.range(prefix: settings.layout.managedPrefix)
-                    let refusals = try mirror.state.withLock { mirror throws(EtcdError) in
-                        try mirror.replaceAll(with: result.keyValues, revision: result.revision)
+                    let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
+                        (try mirror.replaceAll(with: result.keyValues, revision: result.revision), mirror.revision)
                     }
                     log(refusals)
+                    board.applied(applied, reported: result.revision, refused: refusals.count)
                     needsFullRead = false
                     logger.info(
                         "read every managed domain",
@@ -84,22 +90,24 @@ struct FleetService: Service {
                 ) {
                     message in
                     switch message {
-                    case .created:
+                    case .created(let etcdRevision):
                         delivered.store(true, ordering: .relaxed)
                         let revision = mirror.state.withLock { $0.revision }
                         self.logger.info(
                             "watching the managed domains",
                             metadata: ["endpoint": "\(client.currentEndpoint)", "from": "\(start)"])
                         self.report("fleet: connected to \(client.currentEndpoint), revision \(revision)")
+                        self.board.connected(to: client.currentEndpoint.description, revision: etcdRevision)
                     case .events(let events, let revision):
-                        let refusals = try mirror.state.withLock { mirror throws(EtcdError) in
-                            try mirror.apply(events, revision: revision)
+                        let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
+                            (try mirror.apply(events, revision: revision), mirror.revision)
                         }
                         self.log(refusals)
+                        self.board.applied(applied, reported: revision, refused: refusals.count)
                         self.logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
                         self.report("fleet: connected to \(client.currentEndpoint), revision \(revision)")
-                    case .progress:
-                        break
+                    case .progress(let revision):
+                        self.board.heard(revision)
                     }
                 }
             } catch let error as EtcdError where error.code == .compacted {  // From the watch, which throws untyped.
@@ -113,6 +121,7 @@ struct FleetService: Service {
                     "fleet connection lost; serving the cached policy",
                     metadata: ["endpoint": "\(endpoint)", "error": "\(error)", "revision": "\(revision)"])
                 report("fleet: offline (\(error)), serving cached revision \(revision)")
+                board.failed("\(error)", endpoint: endpoint.description)
             }
             if delivered.load(ordering: .relaxed) { pause = Self.backoff.first }
             client.advanceEndpoint()

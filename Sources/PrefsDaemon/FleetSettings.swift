@@ -10,6 +10,8 @@ import PrefsPlist
 /// | `FleetPrefix` | string | `/preferences/` | The key prefix of the fleet's data in etcd. |
 /// | `FleetGroups` | array of strings | none | The groups this host belongs to; the first listed wins. |
 /// | `FleetMaxValueBytes` | integer, 1024–16777216 | 1048576 | The largest managed domain accepted from etcd. |
+/// | `FleetUser` | string | none | The etcd user prefsd authenticates as. |
+/// | `FleetPasswordFile` | string | none | The file holding that user's password, readable by its owner only. |
 package struct FleetSettings: Sendable, Equatable {
     /// The cluster's client URLs.
     package var endpoints: [EtcdEndpoint]
@@ -19,13 +21,20 @@ package struct FleetSettings: Sendable, Equatable {
     package var groups: [String]
     /// The largest managed domain accepted.
     package var maxValueBytes: Int
+    /// The etcd user and password, or `nil` for a cluster without authentication.
+    package var credentials: EtcdCredentials?
 
     /// Reads the fleet settings from the `prefsd` domain's values.
     /// - Parameters:
     ///   - values: The effective values.
     ///   - warn: Receives one sentence per setting ignored, naming the key and why.
-    /// - Returns: The settings, or `nil` when no endpoint is configured (or none is valid): no fleet.
-    package static func read(_ values: PlistDictionary, warn: (String) -> Void) -> FleetSettings? {
+    ///   - refuse: Receives the sentence saying why the fleet is not joined although it is configured: the
+    ///     credentials cannot be used (a password file missing, or open to others).
+    /// - Returns: The settings, or `nil` when no endpoint is configured (or none is valid), or the credentials
+    ///   cannot be used: no fleet.
+    package static func read(
+        _ values: PlistDictionary, warn: (String) -> Void, refuse: (String) -> Void
+    ) -> FleetSettings? {
         guard let endpointsValue = values["FleetEndpoints"] else { return nil }
         var texts: [String] = []
         switch endpointsValue {
@@ -87,7 +96,31 @@ package struct FleetSettings: Sendable, Equatable {
                 )
             }
         }
-        return FleetSettings(endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes)
+        var credentials: EtcdCredentials?
+        switch (values["FleetUser"], values["FleetPasswordFile"]) {
+        case (nil, nil):
+            break
+        case (.string(let user)?, .string(let path)?) where !user.isEmpty:
+            do {
+                credentials = EtcdCredentials(user: user, password: try EtcdCredentials.readPassword(fromFile: path))
+            } catch {
+                refuse("setting FleetPasswordFile of domain prefsd: \(error.message); no fleet is joined")
+                return nil
+            }
+        case (.string(let user)?, nil) where !user.isEmpty:
+            refuse(
+                "setting FleetUser of domain prefsd needs FleetPasswordFile, the file of its password; no fleet is "
+                    + "joined")
+            return nil
+        default:
+            refuse(
+                "settings FleetUser and FleetPasswordFile of domain prefsd must be a user name and a file path, given "
+                    + "together; no fleet is joined")
+            return nil
+        }
+        return FleetSettings(
+            endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes, credentials: credentials
+        )
     }
 }
 

@@ -67,6 +67,7 @@ public enum Prefsd {
         PrefsLogging.bootstrap(identifier: "prefsd", logLevel: settings.logLevel)
         let logger = Logger(label: "prefsd")
         for warning in settings.warnings { logger.warning("\(warning)") }
+        for error in settings.fleetErrors { logger.error("\(error)") }
 
         let activated: SocketActivation.ListeningSocket?
         do {
@@ -103,9 +104,12 @@ public enum Prefsd {
                     storeLogger.log(level: level, "\(diagnostic.error.description)", metadata: metadata)
                 }))
         let notifier = SystemdNotifier()
+        let fleetStatus = fleetMirror.map { mirror in
+            FleetStatusBoard(cacheDirectory: mirror.paths.fleetDirectory ?? "", appliedRevision: mirror.revision)
+        }
         let server = DaemonServer(
             configuration: configuration, store: store, activatedSocket: activated, notifier: notifier,
-            logger: Logger(label: "prefsd.server"))
+            logger: Logger(label: "prefsd.server"), fleetStatus: fleetStatus)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
             .init(service: StoreFlushService(store: store, logger: storeLogger)),
@@ -115,12 +119,12 @@ public enum Prefsd {
                     settings: settings, paths: paths, server: server, notifier: notifier,
                     logger: Logger(label: "prefsd.settings"))),
         ]
-        if let fleet = settings.fleet, let fleetMirror {
+        if let fleet = settings.fleet, let fleetMirror, let fleetStatus {
             services.append(
                 .init(
                     service: FleetService(
                         settings: fleet, paths: paths, logger: fleetLogger, report: { server.setExtraStatus($0) },
-                        prepared: fleetMirror)))
+                        board: fleetStatus, prepared: fleetMirror)))
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

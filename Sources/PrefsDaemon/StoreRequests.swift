@@ -5,13 +5,14 @@ import PrefsWire
 /// Performs the store operations of the protocol: maps a request's parameters to `PreferencesStore` calls, and
 /// their results and errors to the wire's.
 ///
-/// `hello`, `subscribe` and `unsubscribe` belong to a connection and are handled by it; everything else is here.
+/// `hello`, `subscribe`, `unsubscribe` and `fleetStatus` belong to a connection and are handled by it; everything else
+/// is here.
 struct StoreRequests: Sendable {
     let store: PreferencesStore
 
     /// Performs one operation for a client.
     /// - Parameters:
-    ///   - operation: Any operation but `hello`, `subscribe` and `unsubscribe`.
+    ///   - operation: Any operation but `hello`, `subscribe`, `unsubscribe` and `fleetStatus`.
     ///   - origin: The client's credentials, recorded in change events.
     /// - Returns: The result, or the error to send.
     func perform(_ operation: WireOperation, origin: ChangeOrigin) -> Result<WireResult, WireError> {
@@ -88,7 +89,7 @@ struct StoreRequests: Sendable {
             // A domain that cannot be written loses this client's unwritten changes: its write fails and changes nothing.
             try mapErrors(nil) { () throws(PrefsStoreError) in try store.synchronize(withdrawingOnFailure: origin) }
             return .synchronize
-        case .hello, .subscribe, .unsubscribe:
+        case .hello, .subscribe, .unsubscribe, .fleetStatus:
             throw WireError(.internal, "operation \(operation.name.rawValue) is handled by the connection")
         }
     }

@@ -7,21 +7,34 @@ import Synchronization
 ///
 /// Unary requests go to the endpoint that last answered and move on to the next one when it cannot be reached, so
 /// one dead member of a cluster costs one failed connection attempt.
+///
+/// With credentials, the client authenticates (`/v3/auth/authenticate`) before its first request and sends the
+/// token in the `Authorization` header of every request and watch; when etcd answers that the token is invalid
+/// (simple tokens expire after `--auth-token-ttl` seconds unused), it authenticates once more and sends the request
+/// again.
 package final class EtcdClient: Sendable {
     /// The cluster's client URLs.
     package let endpoints: [EtcdEndpoint]
     /// How long one unary request may take, connection included.
     package let requestTimeout: Duration
+    /// The user and password, or `nil` for a cluster without authentication.
+    package let credentials: EtcdCredentials?
     private let transport: EtcdHTTPTransport
     private let preferred = Atomic<Int>(0)
+    /// The token of the last authentication, `nil` until then and after etcd refused it.
+    private let token = Mutex<String?>(nil)
 
     /// Creates a client.
     /// - Parameters:
     ///   - endpoints: At least one member's client URL.
+    ///   - credentials: The user and password, or `nil` for a cluster without authentication.
     ///   - requestTimeout: How long one unary request may take.
-    package init(endpoints: [EtcdEndpoint], requestTimeout: Duration = .seconds(5)) {
+    package init(
+        endpoints: [EtcdEndpoint], credentials: EtcdCredentials? = nil, requestTimeout: Duration = .seconds(5)
+    ) {
         precondition(!endpoints.isEmpty, "an etcd client needs at least one endpoint")
         self.endpoints = endpoints
+        self.credentials = credentials
         self.requestTimeout = requestTimeout
         self.transport = EtcdHTTPTransport()
     }
@@ -133,7 +146,39 @@ package final class EtcdClient: Sendable {
                 "start_revision": .string(String(startRevision)),
             ])
         ]
-        try await transport.stream("/v3/watch", body: EtcdJSON.encode(request), to: endpoint) { object in
+        let what = "a watch of \(prefix)"
+        let delivered = Atomic<Bool>(false)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let authorization = try await authorization()
+            do {
+                try await watchOnce(
+                    request, startRevision: startRevision, endpoint: endpoint, authorization: authorization
+                ) { message in
+                    delivered.store(true, ordering: .relaxed)
+                    try await handle(message)
+                }
+                return
+            } catch let error as EtcdError where error.code == .unauthenticated || error.code == .permissionDenied {
+                // etcd checks the token when the watch is created, before any event: a new token and one more try.
+                if error.code == .unauthenticated, credentials != nil, attempt == 1, !delivered.load(ordering: .relaxed)
+                {
+                    forgetToken(authorization)
+                    continue
+                }
+                throw explained(error, what: what)
+            }
+        }
+    }
+
+    private func watchOnce(
+        _ request: PlistDictionary, startRevision: Int64, endpoint: EtcdEndpoint, authorization: String?,
+        handle: @escaping @Sendable (EtcdWatchMessage) async throws -> Void
+    ) async throws {
+        try await transport.stream(
+            "/v3/watch", body: EtcdJSON.encode(request), to: endpoint, authorization: authorization
+        ) { object in
             let envelope = try EtcdJSON.decode(object, what: "a watch")
             if case .dictionary(let error)? = envelope["error"] {
                 let message = error["message"].flatMap { if case .string(let text) = $0 { text } else { nil } }
@@ -149,7 +194,8 @@ package final class EtcdClient: Sendable {
             }
             if case .bool(true)? = result["canceled"] {
                 let reason = result["cancel_reason"].flatMap { if case .string(let text) = $0 { text } else { nil } }
-                throw EtcdError(.unavailable, "etcd at \(endpoint) cancelled the watch: \(reason ?? "no reason given")")
+                let code = reason.flatMap { EtcdError.Code(authenticationMessage: $0) } ?? .unavailable
+                throw EtcdError(code, "etcd at \(endpoint) cancelled the watch: \(reason ?? "no reason given")")
             }
             if case .bool(true)? = result["created"] {
                 try await handle(.created(revision: revision))
@@ -180,11 +226,84 @@ package final class EtcdClient: Sendable {
         return RangeResult(keyValues: keyValues, revision: try EtcdJSON.headerRevision(response))
     }
 
+    /// Authenticates now, when the client has credentials and no token: a wrong password is then reported before
+    /// anything else is tried.
+    /// - Throws: ``EtcdError`` with code `authenticationFailed` naming the user when etcd refuses the password.
+    package func authenticate() async throws(EtcdError) {
+        _ = try await authorization()
+    }
+
+    /// The token to send, authenticating first when there is none yet; `nil` without credentials.
+    private func authorization() async throws(EtcdError) -> String? {
+        guard let credentials else { return nil }
+        if let current = token.withLock({ $0 }) { return current }
+        let response: PlistDictionary
+        do {
+            response = try await callOnce(
+                "/v3/auth/authenticate",
+                ["name": .string(credentials.user), "password": .string(credentials.password)],
+                what: "the authentication of user \(credentials.user)", authorization: nil)
+        } catch  where error.code == .authenticationFailed {
+            throw EtcdError(
+                .authenticationFailed,
+                "etcd refused the user name or password of user \(credentials.user): \(error.message)")
+        }
+        guard case .string(let issued)? = response["token"], !issued.isEmpty else {
+            throw EtcdError(
+                .malformedResponse, "etcd's answer to the authentication of \(credentials.user) has no token")
+        }
+        token.withLock { $0 = issued }
+        return issued
+    }
+
+    /// Drops a token etcd refused, unless another request already replaced it.
+    private func forgetToken(_ refused: String?) {
+        token.withLock { if $0 == refused { $0 = nil } }
+    }
+
+    /// An authorization error with a message naming what was refused and to whom.
+    private func explained(_ error: EtcdError, what: String) -> EtcdError {
+        let who = credentials.map { "user \($0.user)" } ?? "a client without credentials"
+        switch error.code {
+        case .permissionDenied:
+            return EtcdError(
+                .permissionDenied, "permission denied: etcd refused \(what) to \(who), whose roles do not allow it")
+        case .unauthenticated where credentials == nil:
+            return EtcdError(
+                .unauthenticated,
+                "etcd refused \(what): authentication is enabled on the cluster and no etcd user was given "
+                    + "(\(error.message))")
+        case .unauthenticated:
+            return EtcdError(.unauthenticated, "etcd refused the token of \(who) for \(what): \(error.message)")
+        default:
+            return error
+        }
+    }
+
+    /// Sends a unary request with the token, authenticating once more and sending it again when etcd refuses the
+    /// token; explains permission errors.
+    private func call(
+        _ path: String, _ request: PlistDictionary, what: String
+    ) async throws(EtcdError) -> PlistDictionary {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let authorization = try await authorization()
+            do {
+                return try await callOnce(path, request, what: what, authorization: authorization)
+            } catch  where error.code == .unauthenticated && credentials != nil && attempt == 1 {
+                forgetToken(authorization)
+            } catch  where error.code == .unauthenticated || error.code == .permissionDenied {
+                throw explained(error, what: what)
+            }
+        }
+    }
+
     /// Sends a unary request to the preferred endpoint, then each other one in turn while they cannot be reached
     /// or answer that they cannot serve now (HTTP 503: no leader, leader changed), round after round with a pause
     /// of 100 ms, until ``requestTimeout`` has passed.
-    private func call(
-        _ path: String, _ request: PlistDictionary, what: String
+    private func callOnce(
+        _ path: String, _ request: PlistDictionary, what: String, authorization: String?
     ) async throws(EtcdError) -> PlistDictionary {
         let body = EtcdJSON.encode(request)
         var failures: [String] = []
@@ -195,7 +314,8 @@ package final class EtcdClient: Sendable {
             let endpoint = endpoints[index]
             do {
                 let remaining = max(deadline - ContinuousClock.now, .milliseconds(200))
-                let bytes = try await transport.post(path, body: body, to: endpoint, timeout: remaining)
+                let bytes = try await transport.post(
+                    path, body: body, to: endpoint, authorization: authorization, timeout: remaining)
                 if attempt % endpoints.count != 0 { preferred.store(index, ordering: .relaxed) }
                 return try EtcdJSON.decode(bytes, what: what)
             } catch  where error.code == .unavailable || error.code == .timedOut || error.message.contains("HTTP 503") {

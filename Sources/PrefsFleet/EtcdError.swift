@@ -16,6 +16,12 @@ package struct EtcdError: Error, Sendable, CustomStringConvertible {
         case conflict
         /// The operation took longer than its deadline.
         case timedOut
+        /// etcd refused the user name or password (`/v3/auth/authenticate`).
+        case authenticationFailed
+        /// etcd wants a valid token: none was sent while authentication is enabled, or it expired.
+        case unauthenticated
+        /// The user's roles do not allow the operation on the key (etcd's "permission denied").
+        case permissionDenied
     }
 
     /// What kind of failure.
@@ -33,4 +39,22 @@ package struct EtcdError: Error, Sendable, CustomStringConvertible {
 
     /// The message.
     package var description: String { message }
+}
+
+extension EtcdError.Code {
+    /// The code of one of etcd's authentication errors, from its message (the gateway's `message`, or a watch's
+    /// `cancel_reason`); `nil` for any other message.
+    package init?(authenticationMessage message: String) {
+        if message.contains("permission denied") {
+            self = .permissionDenied
+        } else if message.contains("invalid auth token") || message.contains("user name is empty")
+            || message.contains("Unauthenticated")
+        {
+            self = .unauthenticated
+        } else if message.contains("authentication failed") {
+            self = .authenticationFailed
+        } else {
+            return nil
+        }
+    }
 }

@@ -21,11 +21,13 @@ struct EtcdHTTPTransport: Sendable {
     /// - Throws: ``EtcdError``: `unavailable` when the endpoint cannot be reached or the connection breaks,
     ///   `refused` for an HTTP status other than 200 (with etcd's message), `timedOut` past `timeout`.
     func post(
-        _ path: String, body: [UInt8], to endpoint: EtcdEndpoint, timeout: Duration
+        _ path: String, body: [UInt8], to endpoint: EtcdEndpoint, authorization: String? = nil, timeout: Duration
     ) async throws(EtcdError) -> [UInt8] {
         do {
             return try await withThrowingTaskGroup(of: [UInt8].self) { group in
-                group.addTask { try await self.exchange(path, body: body, endpoint: endpoint) }
+                group.addTask {
+                    try await self.exchange(path, body: body, endpoint: endpoint, authorization: authorization)
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw EtcdError(.timedOut, "etcd at \(endpoint) did not answer \(path) within \(timeout)")
@@ -47,7 +49,7 @@ struct EtcdHTTPTransport: Sendable {
     /// the response, the connection breaks, `handle` throws, or the task is cancelled.
     /// - Throws: ``EtcdError`` (`unavailable` when the stream ends or breaks), or what `handle` throws.
     func stream(
-        _ path: String, body: [UInt8], to endpoint: EtcdEndpoint,
+        _ path: String, body: [UInt8], to endpoint: EtcdEndpoint, authorization: String? = nil,
         handle: @Sendable ([UInt8]) async throws -> Void
     ) async throws {
         let connection: Connection
@@ -57,7 +59,7 @@ struct EtcdHTTPTransport: Sendable {
             throw EtcdError(.unavailable, "cannot connect to etcd at \(endpoint): \(error)")
         }
         try await connection.executeThenClose { inbound, outbound in
-            try await send(path, body: body, endpoint: endpoint, outbound)
+            try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound)
             var splitter = JSONObjectSplitter()
             var status: HTTPResponseStatus = .ok
             var errorBody: [UInt8] = []
@@ -81,10 +83,12 @@ struct EtcdHTTPTransport: Sendable {
         }
     }
 
-    private func exchange(_ path: String, body: [UInt8], endpoint: EtcdEndpoint) async throws -> [UInt8] {
+    private func exchange(
+        _ path: String, body: [UInt8], endpoint: EtcdEndpoint, authorization: String?
+    ) async throws -> [UInt8] {
         let connection = try await connect(to: endpoint)
         return try await connection.executeThenClose { inbound, outbound in
-            try await send(path, body: body, endpoint: endpoint, outbound)
+            try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound)
             var status: HTTPResponseStatus = .ok
             var response: [UInt8] = []
             for try await part in inbound {
@@ -120,11 +124,13 @@ struct EtcdHTTPTransport: Sendable {
     }
 
     private func send(
-        _ path: String, body: [UInt8], endpoint: EtcdEndpoint,
+        _ path: String, body: [UInt8], endpoint: EtcdEndpoint, authorization: String?,
         _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
     ) async throws {
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
         head.headers.add(name: "Host", value: "\(endpoint.host):\(endpoint.port)")
+        // The gateway hands this header to etcd as the token (etcd's documented `Authorization: <token>`).
+        if let authorization { head.headers.add(name: "Authorization", value: authorization) }
         head.headers.add(name: "Content-Type", value: "application/json")
         head.headers.add(name: "Content-Length", value: "\(body.count)")
         try await outbound.write(.head(head))
@@ -132,7 +138,8 @@ struct EtcdHTTPTransport: Sendable {
         try await outbound.write(.end(nil))
     }
 
-    /// The error for a non-200 answer, with etcd's own message (`{"error": …, "message": …}`) when it has one.
+    /// The error for a non-200 answer, with etcd's own message (`{"error": …, "message": …, "code": gRPC code}`)
+    /// when it has one; the authentication failures get codes of their own.
     private static func refusal(
         _ status: HTTPResponseStatus, _ body: [UInt8], path: String, endpoint: EtcdEndpoint
     ) -> EtcdError {
@@ -140,7 +147,8 @@ struct EtcdHTTPTransport: Sendable {
         if let object = try? EtcdJSON.decode(body, what: path), case .string(let text)? = object["message"] {
             message = text
         }
-        return EtcdError(.refused, "etcd at \(endpoint) refused \(path): HTTP \(status.code): \(message)")
+        let code = EtcdError.Code(authenticationMessage: message) ?? .refused
+        return EtcdError(code, "etcd at \(endpoint) refused \(path): HTTP \(status.code): \(message)")
     }
 }
 

@@ -91,6 +91,12 @@ struct WireFields {
         return unsigned
     }
 
+    mutating func optionalDate(_ name: String) throws(WireError) -> PlistDate? {
+        guard let value = optionalValue(name) else { return nil }
+        guard case .date(let date) = value else { throw mistyped(name, value, expected: "a date") }
+        return date
+    }
+
     mutating func uint64(_ name: String) throws(WireError) -> UInt64 {
         guard let value = try optionalUInt64(name) else { throw WireError.badField(path(of: name), "is missing") }
         return value

@@ -34,6 +34,8 @@ public enum WireOperation: Sendable, Hashable {
     case subscribe(WireSubscriptionFilter)
     /// Ends a subscription. On the wire: `subscription`.
     case unsubscribe(subscription: UInt64)
+    /// Reports the daemon's fleet state (docs/FLEET.md). No parameters.
+    case fleetStatus
 
     /// The name of an operation, as the `op` field spells it.
     public enum Name: String, Sendable, Hashable, CaseIterable {
@@ -63,6 +65,8 @@ public enum WireOperation: Sendable, Hashable {
         case subscribe
         /// `unsubscribe`
         case unsubscribe
+        /// `fleetStatus`
+        case fleetStatus
     }
 
     /// The operation's name.
@@ -81,6 +85,7 @@ public enum WireOperation: Sendable, Hashable {
         case .synchronize: .synchronize
         case .subscribe: .subscribe
         case .unsubscribe: .unsubscribe
+        case .fleetStatus: .fleetStatus
         }
     }
 
@@ -93,7 +98,7 @@ public enum WireOperation: Sendable, Hashable {
             domain
         case .subscribe(let filter):
             if case .domain(let domain) = filter.target { domain } else { nil }
-        case .hello, .getEffective, .listDomains, .synchronize, .unsubscribe:
+        case .hello, .getEffective, .listDomains, .synchronize, .unsubscribe, .fleetStatus:
             nil
         }
     }
@@ -102,7 +107,9 @@ public enum WireOperation: Sendable, Hashable {
     public var isWrite: Bool {
         switch self {
         case .set, .setMany, .remove, .writeDomain, .removeDomain: true
-        case .hello, .get, .getEffective, .readDomain, .listDomains, .synchronize, .subscribe, .unsubscribe: false
+        case .hello, .get, .getEffective, .readDomain, .listDomains, .synchronize, .subscribe, .unsubscribe,
+            .fleetStatus:
+            false
         }
     }
 
@@ -143,7 +150,7 @@ public enum WireOperation: Sendable, Hashable {
         case .listDomains(let scope, let byHost):
             if scope != .user { dictionary["scope"] = .string(scope.rawValue) }
             if byHost { dictionary["byHost"] = .bool(true) }
-        case .synchronize:
+        case .synchronize, .fleetStatus:
             break
         case .subscribe(let filter):
             filter.encode(into: &dictionary)
@@ -199,6 +206,8 @@ public enum WireOperation: Sendable, Hashable {
             return .subscribe(try WireSubscriptionFilter.decode(from: &fields))
         case .unsubscribe:
             return .unsubscribe(subscription: try fields.uint64("subscription"))
+        case .fleetStatus:
+            return .fleetStatus
         }
     }
 }

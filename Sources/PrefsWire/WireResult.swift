@@ -33,6 +33,9 @@ public enum WireResult: Sendable, Hashable {
     case subscribe(subscription: UInt64, snapshot: WireSnapshot)
     /// `unsubscribe`: no fields.
     case unsubscribe
+    /// `fleetStatus`: `nil` when the daemon is in no fleet. On the wire: `inFleet` (boolean), and when it is true
+    /// the fields of ``WireFleetStatus``.
+    case fleetStatus(WireFleetStatus?)
 
     /// The operation this result answers.
     public var operation: WireOperation.Name {
@@ -50,6 +53,7 @@ public enum WireResult: Sendable, Hashable {
         case .synchronize: .synchronize
         case .subscribe: .subscribe
         case .unsubscribe: .unsubscribe
+        case .fleetStatus: .fleetStatus
         }
     }
 
@@ -76,6 +80,9 @@ public enum WireResult: Sendable, Hashable {
         case .subscribe(let subscription, let snapshot):
             dictionary["subscription"] = .unsigned(subscription)
             snapshot.encode(into: &dictionary)
+        case .fleetStatus(let status):
+            dictionary["inFleet"] = .bool(status != nil)
+            status?.encode(into: &dictionary)
         }
     }
 
@@ -113,6 +120,11 @@ public enum WireResult: Sendable, Hashable {
                 subscription: try fields.uint64("subscription"), snapshot: try WireSnapshot.decode(from: &fields))
         case .unsubscribe:
             return .unsubscribe
+        case .fleetStatus:
+            guard let inFleet = try fields.optionalBool("inFleet") else {
+                throw WireError.badField(fields.path(of: "inFleet"), "is missing")
+            }
+            return .fleetStatus(inFleet ? try WireFleetStatus.decode(from: &fields) : nil)
         }
     }
 }

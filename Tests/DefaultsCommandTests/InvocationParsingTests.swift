@@ -136,4 +136,26 @@ import Testing
         #expect(usageReason(["watch", "D", "-keypath"]) == "defaults: watch takes a key, not a key path\n")
         #expect(usageReason(["__complete", "other"]) == "defaults: __complete takes domains, or keys and a domain\n")
     }
+
+    @Test func fleetStatusTakesNoOptionsAndOtherVerbsTakeAUser() throws {
+        guard case .fleet(let status) = try parse(["fleet", "status"]).command else {
+            Issue.record("fleet status is not a fleet command")
+            return
+        }
+        #expect(status.action == .status && status.user == nil && status.kind == nil && status.target == nil)
+        for options in [["-user", "ada"], ["-endpoints", "http://e:2379"], ["-forced"], ["-group", "lab"]] {
+            #expect(
+                usageReason(["fleet", "status"] + options)?.contains("fleet status takes no options") == true,
+                "\(options)")
+        }
+        #expect(usageReason(["fleet", "status", "extra"]) != nil)
+        guard case .fleet(let write) = try parse(["fleet", "write", "-forced", "-user", "ada", "d", "k", "v"]).command
+        else {
+            Issue.record("fleet write is not a fleet command")
+            return
+        }
+        #expect(write.user == "ada")
+        #expect(usageReason(["fleet", "read", "-forced", "-user"])?.contains("-user needs an etcd user name") == true)
+        #expect(usageReason(["fleet", "frobnicate"])?.contains("write, read, delete, list or status") == true)
+    }
 }

@@ -58,6 +58,7 @@ let helpText = """
                                            shows or removes a fleet-managed domain or key
       fleet list [-forced|-default] [-all | -group <name> | -host <id>]
                                            lists the fleet-managed domains
+      fleet status                         shows this host's fleet state, from its prefsd
       migrate [-from foundation | gnustep] [-overwrite] [-dry-run] [<domain>...]
                                            adopts settings Foundation or GNUstep apps wrote
       completion (bash | zsh | fish)       prints a shell completion script

@@ -13,8 +13,13 @@ final class EtcdCluster: @unchecked Sendable {
     let peerPorts: [Int]
     private var members: [SpawnedProcess?]
     private let token = "prefs-test-\(UUID().uuidString.prefix(8))"
+    /// `user:password` that `etcdctl` runs as, once authentication is enabled.
+    private var controlUser: String?
+    /// Arguments every member gets besides the cluster's own.
+    private let extraArguments: [String]
 
-    init(size: Int = 3) throws {
+    init(size: Int = 3, extraArguments: [String] = []) throws {
+        self.extraArguments = extraArguments
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw TestFailure("\(Self.executable) is missing: install etcd-server (scripts/install-deps.sh)")
         }
@@ -37,14 +42,15 @@ final class EtcdCluster: @unchecked Sendable {
     /// Starts (or restarts, keeping its data) member `index`.
     func start(_ index: Int) throws {
         let cluster = peerPorts.indices.map { "m\($0)=http://127.0.0.1:\(peerPorts[$0])" }.joined(separator: ",")
-        let arguments = [
-            "--name", "m\(index)", "--data-dir", directory.file("m\(index)"),
-            "--listen-client-urls", endpoints[index], "--advertise-client-urls", endpoints[index],
-            "--listen-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
-            "--initial-advertise-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
-            "--initial-cluster", cluster, "--initial-cluster-token", token, "--initial-cluster-state", "new",
-            "--heartbeat-interval", "50", "--election-timeout", "500", "--logger", "zap", "--log-level", "error",
-        ]
+        let arguments =
+            [
+                "--name", "m\(index)", "--data-dir", directory.file("m\(index)"),
+                "--listen-client-urls", endpoints[index], "--advertise-client-urls", endpoints[index],
+                "--listen-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
+                "--initial-advertise-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
+                "--initial-cluster", cluster, "--initial-cluster-token", token, "--initial-cluster-state", "new",
+                "--heartbeat-interval", "50", "--election-timeout", "500", "--logger", "zap", "--log-level", "error",
+            ] + extraArguments
         members[index] = try SpawnedProcess(
             Self.executable, arguments, environment: [:], logDirectory: directory.path)
     }
@@ -59,8 +65,9 @@ final class EtcdCluster: @unchecked Sendable {
     @discardableResult
     func control(_ arguments: [String]) throws -> BuiltProduct.Result {
         let running = members.indices.filter { members[$0] != nil }.map { endpoints[$0] }
+        let user = controlUser.map { ["--user", $0] } ?? []
         let result = try BuiltProduct(path: Self.controller).run(
-            ["--endpoints", running.joined(separator: ","), "--command-timeout", "5s"] + arguments,
+            ["--endpoints", running.joined(separator: ","), "--command-timeout", "5s"] + user + arguments,
             environment: ["ETCDCTL_API": "3"])
         guard result.status == 0 else { throw TestFailure("etcdctl \(arguments): \(result)") }
         return result
@@ -71,5 +78,29 @@ final class EtcdCluster: @unchecked Sendable {
         try waitUntil("the etcd cluster to accept writes", timeout: timeout) {
             (try? control(["put", "/health", "ok"])) != nil
         }
+    }
+
+    /// Enables authentication as docs/FLEET.md tells administrators to: `root`; the role `prefs-host`, reading the
+    /// managed keys, for `host`; the role `prefs-admin`, reading and writing everything under the prefix, for
+    /// `admin`. `etcdctl` runs as root from then on.
+    func enableAuthentication(
+        host: (user: String, password: String), admin: (user: String, password: String)
+    )
+        throws
+    {
+        let rootPassword = "root-\(UUID().uuidString.prefix(8))"
+        for arguments in [
+            ["user", "add", "root:\(rootPassword)"], ["user", "grant-role", "root", "root"],
+            ["role", "add", "prefs-host"],
+            ["role", "grant-permission", "prefs-host", "--prefix=true", "read", "/preferences/managed/"],
+            ["user", "add", "\(host.user):\(host.password)"], ["user", "grant-role", host.user, "prefs-host"],
+            ["role", "add", "prefs-admin"],
+            ["role", "grant-permission", "prefs-admin", "--prefix=true", "readwrite", "/preferences/"],
+            ["user", "add", "\(admin.user):\(admin.password)"], ["user", "grant-role", admin.user, "prefs-admin"],
+            ["auth", "enable"],
+        ] {
+            try control(arguments)
+        }
+        controlUser = "root:\(rootPassword)"
     }
 }

@@ -49,6 +49,7 @@ import Testing
         .subscribe(WireSubscriptionFilter(.effective(WireSearchList(app: "com.example.app", suites: ["s"])))),
         .subscribe(WireSubscriptionFilter(.effective(WireSearchList(app: "a")), keys: .key("k"))),
         .unsubscribe(subscription: 3),
+        .fleetStatus,
     ]
 
     @Test func everyOperationIsCovered() {
@@ -119,6 +120,13 @@ import Testing
         .synchronize,
         .subscribe(subscription: 9, snapshot: snapshot),
         .unsubscribe,
+        .fleetStatus(nil),
+        .fleetStatus(WireFleetStatus(state: .connecting, cacheDirectory: "/home/u/.config/preferences/Fleet")),
+        .fleetStatus(
+            WireFleetStatus(
+                state: .offline, endpoint: "http://10.0.0.5:2379", appliedRevision: 42, latestRevision: Int64.max,
+                lastError: "no etcd endpoint answered", lastErrorDate: PlistDate(secondsSince1970: 1_790_000_000.5),
+                refusedValues: UInt64.max, cacheDirectory: "/p/Fleet")),
     ]
 
     static let errors: [WireError] = [
@@ -306,6 +314,7 @@ import Testing
                 "must be an integer, not a boolean"
             ),
             (["id": 1, "op": "synchronize", "domain": "d"], "domain", "is not part"),
+            (["id": 1, "op": "fleetStatus", "endpoint": "e"], "endpoint", "is not part"),
             (["id": 1, "op": "hello"], "version", "is missing"),
             (["id": 1, "op": "hello", "version": 0], "version", "must be between 1"),
             (["id": 1, "op": "hello", "version": 1, "minVersion": 2], "minVersion", "must not be above"),
@@ -351,6 +360,29 @@ import Testing
                 "sequences[0].sequence"
             ),
             (["id": 1, "op": "listDomains", "domains": [1]], "domains[0]"),
+            (["id": 1, "op": "fleetStatus"], "inFleet"),
+            (["id": 1, "op": "fleetStatus", "inFleet": false, "state": "connected"], "state"),
+            (["id": 1, "op": "fleetStatus", "inFleet": true, "revision": 1], "state"),
+            (
+                ["id": 1, "op": "fleetStatus", "inFleet": true, "state": "lost", "revision": 1, "refusedValues": 0],
+                "state"
+            ),
+            (
+                [
+                    "id": 1, "op": "fleetStatus", "inFleet": true, "state": "offline", "revision": -1,
+                    "refusedValues": 0, "cacheDirectory": "/c",
+                ], "revision"
+            ),
+            (
+                [
+                    "id": 1, "op": "fleetStatus", "inFleet": true, "state": "offline", "revision": 1,
+                    "lastErrorDate": "yesterday", "refusedValues": 0, "cacheDirectory": "/c",
+                ], "lastErrorDate"
+            ),
+            (
+                ["id": 1, "op": "fleetStatus", "inFleet": true, "state": "offline", "revision": 1, "refusedValues": 0],
+                "cacheDirectory"
+            ),
         ] as [(PlistDictionary, String)])
     func badReplyFieldIsNamed(dictionary: PlistDictionary, field: String) throws {
         let error = try #require(throws: WireError.self) { try WireReply(dictionary: dictionary) }
@@ -404,6 +436,27 @@ import Testing
         // Scalars decide: "e" is a prefix of "e" + U+0301 but not of precomposed "é".
         #expect(!WireSubscriptionFilter.Keys.prefix("e").matches("\u{E9}"))
         #expect(WireSubscriptionFilter.Keys.prefix("e").matches("e\u{301}"))
+    }
+
+    @Test func fleetStatusUsesTheDocumentedFieldsAndComputesTheLag() {
+        let status = WireFleetStatus(
+            state: .connected, endpoint: "http://127.0.0.1:2379", appliedRevision: 40, latestRevision: 42,
+            refusedValues: 1, cacheDirectory: "/c/Fleet")
+        #expect(status.lag == 2)
+        #expect(
+            WireReply(id: 3, .success(.fleetStatus(status))).dictionary == [
+                "id": 3, "op": "fleetStatus", "inFleet": true, "state": "connected",
+                "endpoint": "http://127.0.0.1:2379", "revision": 40, "latestRevision": 42, "refusedValues": 1,
+                "cacheDirectory": "/c/Fleet",
+            ])
+        #expect(
+            WireReply(id: 4, .success(.fleetStatus(nil))).dictionary == [
+                "id": 4, "op": "fleetStatus", "inFleet": false,
+            ])
+        #expect(WireFleetStatus(state: .connecting, appliedRevision: 9, cacheDirectory: "/c").lag == nil)
+        // A revision reported before the cache caught up with an older one is no negative lag.
+        #expect(
+            WireFleetStatus(state: .connected, appliedRevision: 9, latestRevision: 5, cacheDirectory: "/c").lag == 0)
     }
 
     @Test func operationsKnowTheirDomainAndWhetherTheyWrite() {

@@ -89,6 +89,30 @@ class OperationTests(DaemonTestCase):
         with open(os.path.join(self.home.preferences, DOMAIN + ".plist"), "rb") as file:
             self.assertEqual(plistlib.load(file), {"Durable": [1, 2]})
 
+    def test_fleet_status_of_a_daemon_in_no_fleet(self):
+        self.assertIsNone(self.client().fleet_status())
+
+    def test_fleet_status_reply_is_read_strictly(self):
+        date = datetime.datetime(2026, 9, 21, 14, 13, 20, tzinfo=datetime.timezone.utc)
+        reply = {
+            "id": 3, "op": "fleetStatus", "inFleet": True, "state": "offline", "endpoint": "http://e:2379",
+            "revision": 40, "latestRevision": 42, "lastError": "no etcd endpoint answered", "lastErrorDate": date,
+            "refusedValues": 1, "cacheDirectory": "/p/Fleet",
+        }
+        status = prefsd.protocol.read_message(reply, "fleetStatus").result
+        self.assertEqual(
+            status,
+            prefsd.FleetStatus(
+                "offline", 40, 1, "/p/Fleet", "http://e:2379", 42, "no etcd endpoint answered", status.last_error_date
+            ),
+        )
+        self.assertEqual(status.last_error_date.timestamp(), date.timestamp())
+        self.assertEqual(status.lag, 2)
+        with self.assertRaises(prefsd.ProtocolViolation):
+            prefsd.protocol.read_message({"id": 3, "op": "fleetStatus", "inFleet": True, "state": "x"}, None)
+        with self.assertRaises(prefsd.ProtocolViolation):
+            prefsd.protocol.read_message({"id": 3, "op": "fleetStatus", "inFleet": False, "state": "x"}, None)
+
     def test_get_effective_explains_the_search_list(self):
         client = self.client()
         client.set("NSGlobalDomain", "Language", "fr")

@@ -153,6 +153,11 @@ class Operations:
         """Return once every change is durably on disk and changes made outside prefsd have been read in."""
         return self._perform(Request("synchronize", {}))
 
+    def fleet_status(self) -> Any:
+        """The daemon's state in a fleet as a :class:`~prefsd.protocol.FleetStatus`, or ``None`` when it is in
+        none (docs/FLEET.md)."""
+        return self._perform(Request("fleetStatus", {}))
+
 
 def _add_version(fields: dict[str, Any], expected_version: int | None) -> None:
     if expected_version is not None:

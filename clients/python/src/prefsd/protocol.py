@@ -136,6 +136,28 @@ class Resolution:
     skipped: list[tuple[Source, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class FleetStatus:
+    """A prefsd's state in a fleet (``fleetStatus``, docs/FLEET.md): ``state`` (``connecting``, ``connected`` or
+    ``offline``), the last etcd ``revision`` written to its cache, the values from etcd it refused, its cache
+    directory, and when known the etcd endpoint, the newest revision etcd reported, and the last error and its
+    date."""
+
+    state: str
+    revision: int
+    refused_values: int
+    cache_directory: str
+    endpoint: str | None = None
+    latest_revision: int | None = None
+    last_error: str | None = None
+    last_error_date: Any = None
+
+    @property
+    def lag(self) -> int | None:
+        """How many revisions etcd is ahead of the cache, or ``None`` when no newer revision was reported."""
+        return None if self.latest_revision is None else max(0, self.latest_revision - self.revision)
+
+
 class Versioned(NamedTuple):
     """A key's value (``None`` when absent) and its domain's version, for compare-and-set."""
 
@@ -415,6 +437,23 @@ def read_result(op: str, fields: Fields) -> Any:
         result = names
     elif op in ("synchronize", "unsubscribe"):
         result = None
+    elif op == "fleetStatus":
+        # ``None``: the server is in no fleet.
+        result = None
+        if fields.boolean("inFleet"):
+            state = fields.string("state")
+            if state not in ("connecting", "connected", "offline"):
+                raise ProtocolViolation(f"message from prefsd: unknown fleet state {state!r}")
+            result = FleetStatus(
+                state=state,
+                revision=fields.uint64("revision"),
+                refused_values=fields.uint64("refusedValues"),
+                cache_directory=fields.string("cacheDirectory"),
+                endpoint=fields.string("endpoint", required=False),
+                latest_revision=fields.uint64("latestRevision", required=False),
+                last_error=fields.string("lastError", required=False),
+                last_error_date=fields.value("lastErrorDate", required=False),
+            )
     elif op == "getEffective":
         value = fields.value("value", required=False)
         source = read_source(fields.sub("source")) if fields.has("source") else None

@@ -1,0 +1,96 @@
+import PrefsPlist
+
+/// The fleet state of a daemon that has joined a fleet (docs/FLEET.md): the result of `fleetStatus`.
+///
+/// On the wire, inside the reply: `state` (string: `connecting`, `connected` or `offline`), `endpoint` (string,
+/// optional: the etcd member watched or last tried), `revision` (integer: the last etcd revision applied, 0 before
+/// the first), `latestRevision` (integer, optional: the newest revision etcd reported in a response header or watch
+/// event), `lastError` (string, optional) and `lastErrorDate` (date, optional: when it happened), `refusedValues`
+/// (integer: values from etcd refused since the daemon started) and `cacheDirectory` (string).
+public struct WireFleetStatus: Sendable, Hashable {
+    /// How the daemon stands with etcd.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// Joining: no watch established yet since the daemon started.
+        case connecting
+        /// Watching the managed keys on ``WireFleetStatus/endpoint``.
+        case connected
+        /// The last connection failed; the cached policy is served while the daemon tries again.
+        case offline
+    }
+
+    /// How the daemon stands with etcd.
+    public var state: State
+    /// The etcd client URL watched (``State/connected``) or last tried, when known.
+    public var endpoint: String?
+    /// The last etcd revision written to the cache (0: none yet).
+    public var appliedRevision: Int64
+    /// The newest etcd revision the daemon has heard of, when it has heard of one.
+    public var latestRevision: Int64?
+    /// The last failure talking to etcd, one sentence.
+    public var lastError: String?
+    /// When ``lastError`` happened.
+    public var lastErrorDate: PlistDate?
+    /// How many values from etcd were refused (not a property list, too large, misnamed…) since the daemon started.
+    public var refusedValues: UInt64
+    /// The fleet cache directory.
+    public var cacheDirectory: String
+
+    /// Creates a fleet status.
+    /// - Parameters:
+    ///   - state: How the daemon stands with etcd.
+    ///   - endpoint: The etcd client URL watched or last tried.
+    ///   - appliedRevision: The last revision written to the cache.
+    ///   - latestRevision: The newest revision heard of.
+    ///   - lastError: The last failure talking to etcd.
+    ///   - lastErrorDate: When it happened.
+    ///   - refusedValues: How many values from etcd were refused.
+    ///   - cacheDirectory: The fleet cache directory.
+    public init(
+        state: State, endpoint: String? = nil, appliedRevision: Int64 = 0, latestRevision: Int64? = nil,
+        lastError: String? = nil, lastErrorDate: PlistDate? = nil, refusedValues: UInt64 = 0, cacheDirectory: String
+    ) {
+        self.state = state
+        self.endpoint = endpoint
+        self.appliedRevision = appliedRevision
+        self.latestRevision = latestRevision
+        self.lastError = lastError
+        self.lastErrorDate = lastErrorDate
+        self.refusedValues = refusedValues
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// How many revisions etcd is ahead of the cache (``latestRevision`` minus ``appliedRevision``, never negative),
+    /// or `nil` when no newer revision was reported. Not every revision concerns this host: a lag may last until the
+    /// next event or progress report moves the applied revision on.
+    public var lag: Int64? {
+        latestRevision.map { max(0, $0 - appliedRevision) }
+    }
+
+    func encode(into dictionary: inout PlistDictionary) {
+        dictionary["state"] = .string(state.rawValue)
+        dictionary.setIfPresent("endpoint", endpoint.map(PlistValue.string))
+        dictionary["revision"] = .signed(appliedRevision)
+        dictionary.setIfPresent("latestRevision", latestRevision.map(PlistValue.signed))
+        dictionary.setIfPresent("lastError", lastError.map(PlistValue.string))
+        dictionary.setIfPresent("lastErrorDate", lastErrorDate.map(PlistValue.date))
+        dictionary["refusedValues"] = .unsigned(refusedValues)
+        dictionary["cacheDirectory"] = .string(cacheDirectory)
+    }
+
+    static func decode(from fields: inout WireFields) throws(WireError) -> WireFleetStatus {
+        let stateName = try fields.string("state")
+        guard let state = State(rawValue: stateName) else {
+            throw WireError.badField(
+                fields.path(of: "state"), "must be connecting, connected or offline (got \"\(stateName)\")")
+        }
+        let revisions: ClosedRange<Int64> = 0...Int64.max
+        guard let applied = try fields.optionalInt64("revision", in: revisions) else {
+            throw WireError.badField(fields.path(of: "revision"), "is missing")
+        }
+        return WireFleetStatus(
+            state: state, endpoint: try fields.optionalString("endpoint"), appliedRevision: applied,
+            latestRevision: try fields.optionalInt64("latestRevision", in: revisions),
+            lastError: try fields.optionalString("lastError"), lastErrorDate: try fields.optionalDate("lastErrorDate"),
+            refusedValues: try fields.uint64("refusedValues"), cacheDirectory: try fields.string("cacheDirectory"))
+    }
+}

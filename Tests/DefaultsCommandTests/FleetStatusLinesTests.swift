@@ -1,0 +1,33 @@
+import PrefsPlist
+import PrefsWire
+import Testing
+
+@testable import DefaultsCommand
+
+/// The lines `defaults fleet status` prints for each state the daemon reports.
+@Suite struct FleetStatusLinesTests {
+    @Test func notInAFleet() {
+        #expect(CommandRunner.fleetStatusLines(nil) == ["state: not in a fleet (prefsd has no FleetEndpoints setting)"])
+    }
+
+    @Test func connectingHasOnlyWhatIsKnown() {
+        let status = WireFleetStatus(state: .connecting, appliedRevision: 7, cacheDirectory: "/p/Fleet")
+        #expect(
+            CommandRunner.fleetStatusLines(status) == [
+                "state: connecting", "revision: 7", "refused values: 0", "cache: /p/Fleet",
+            ])
+    }
+
+    @Test func offlineShowsTheLagAndTheLastError() {
+        let status = WireFleetStatus(
+            state: .offline, endpoint: "http://10.0.0.5:2379", appliedRevision: 40, latestRevision: 42,
+            lastError: "no etcd endpoint answered", lastErrorDate: PlistDate(secondsSince1970: 1_790_000_000),
+            refusedValues: 2, cacheDirectory: "/p/Fleet")
+        #expect(
+            CommandRunner.fleetStatusLines(status) == [
+                "state: offline", "endpoint: http://10.0.0.5:2379", "revision: 40", "latest revision: 42", "lag: 2",
+                "last error: no etcd endpoint answered", "last error date: 2026-09-21 14:13:20 +0000",
+                "refused values: 2", "cache: /p/Fleet",
+            ])
+    }
+}
