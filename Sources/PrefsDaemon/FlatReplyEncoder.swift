@@ -22,121 +22,224 @@ enum FlatReplyEncoder {
         let op = PlistValue.string(result.operation.rawValue)
         switch result {
         case .get(let value?, let version):
-            return encode(
-                keys: ["id", "op", "value", "version"], values: [id, op, value, .integer(PlistInteger(version))],
-                count: 4)
+            return encode(keys: keysWithValue, values: [id, op, value, .integer(PlistInteger(version))], count: 4)
         case .get(nil, let version), .set(let version), .setMany(let version), .remove(let version),
             .writeDomain(let version), .removeDomain(let version):
-            return encode(keys: ["id", "op", "version"], values: [id, op, .integer(PlistInteger(version))], count: 3)
+            return encode(keys: keysWithVersion, values: [id, op, .integer(PlistInteger(version))], count: 3)
         case .synchronize, .unsubscribe:
-            return encode(keys: ["id", "op"], values: [id, op], count: 2)
+            return encode(keys: keysOfAcknowledgement, values: [id, op], count: 2)
         default:
             return nil
         }
     }
 
+    // The replies' keys, made once.
+    private static let keysWithValue = ["id", "op", "value", "version"]
+    private static let keysWithVersion = ["id", "op", "version"]
+    private static let keysOfAcknowledgement = ["id", "op"]
+
+    /// Writes the document in one pass into an array of the exact size, computed first.
     private static func encode(
-        keys: some Sequence<String>, values: some Sequence<PlistValue>, count: Int
+        keys: some Collection<String>, values: some Collection<PlistValue>, count: Int
     ) -> [UInt8]? {
         // Object references are one byte: the dictionary, its keys and its values must number at most 255.
         guard count <= 127 else { return nil }
-        var bytes: [UInt8] = Array("bplist00".utf8)
-        bytes.reserveCapacity(64 + count * 24)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(2 * count + 1)
-
-        offsets.append(bytes.count)
-        if count < 15 {
-            bytes.append(0xD0 | UInt8(count))
-        } else {
-            bytes.append(0xDF)
-            bytes.append(0x10)
-            bytes.append(UInt8(count))
-        }
-        for index in 0..<count { bytes.append(UInt8(1 + index)) }
-        for index in 0..<count { bytes.append(UInt8(1 + count + index)) }
-        for key in keys {
-            offsets.append(bytes.count)
-            guard appendASCII(key, to: &bytes) else { return nil }
-        }
+        var objectsLength = 1 + (count < 15 ? 0 : 2) + 2 * count
+        for key in keys { objectsLength += stringLength(key) }
         for value in values {
-            offsets.append(bytes.count)
+            guard let length = valueLength(value) else { return nil }
+            objectsLength += length
+        }
+        let tableOffset = headerLength + objectsLength
+        let offsetSize = tableOffset < 1 << 8 ? 1 : tableOffset < 1 << 16 ? 2 : 4
+        let objectCount = 1 + 2 * count
+        let total = tableOffset + objectCount * offsetSize + trailerLength
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            var writer = Writer(base: buffer.baseAddress!)
+            var offsets = Offsets(size: offsetSize, table: buffer.baseAddress! + tableOffset)
+            writer.write(contentsOf: "bplist00")
+            offsets.record(writer.position)
+            if count < 15 {
+                writer.writeByte(0xD0 | UInt8(count))
+            } else {
+                writer.writeByte(0xDF)
+                writer.writeByte(0x10)
+                writer.writeByte(UInt8(count))
+            }
+            for index in 0..<(2 * count) { writer.writeByte(UInt8(1 + index)) }
+            for key in keys {
+                offsets.record(writer.position)
+                guard writer.writeASCII(key) else {
+                    failed = true
+                    break
+                }
+            }
+            if !failed {
+                for value in values {
+                    offsets.record(writer.position)
+                    guard writer.writeValue(value) else {
+                        failed = true
+                        break
+                    }
+                }
+            }
+            guard !failed, writer.position == tableOffset else {
+                failed = true
+                initialized = 0
+                return
+            }
+            writer.position = tableOffset + objectCount * offsetSize
+            // Six unused bytes, the offset size, the reference size (1).
+            writer.writeBigEndian(UInt64(offsetSize) << 8 | 1, byteCount: 8)
+            writer.writeBigEndian(UInt64(objectCount), byteCount: 8)
+            writer.writeBigEndian(0, byteCount: 8)
+            writer.writeBigEndian(UInt64(tableOffset), byteCount: 8)
+            initialized = total
+        }
+        return failed ? nil : bytes
+    }
+
+    private static let headerLength = 8
+
+    /// Whether every byte is below 0x80, eight at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(start)
+        var accumulated: UInt64 = 0
+        var index = 0
+        while index + 8 <= bytes.count {
+            accumulated |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            accumulated |= UInt64(bytes[index])
+            index += 1
+        }
+        return accumulated & 0x8080_8080_8080_8080 == 0
+    }
+    private static let trailerLength = 32
+
+    /// The bytes of an ASCII string object: the marker, the length beyond 14, the characters.
+    private static func stringLength(_ string: String) -> Int {
+        let count = string.utf8.count
+        return 1 + (count < 15 ? 0 : integerLength(UInt64(count))) + count
+    }
+
+    /// The bytes of a non-negative integer object in the fewest bytes.
+    private static func integerLength(_ value: UInt64) -> Int {
+        value < 1 << 8 ? 2 : value < 1 << 16 ? 3 : value < 1 << 32 ? 5 : 9
+    }
+
+    /// The bytes of a flat value's object, or `nil` for a value that is not flat.
+    private static func valueLength(_ value: PlistValue) -> Int? {
+        switch value {
+        case .string(let string): return stringLength(string)
+        case .integer(let integer):
+            guard let signed = integer.int64Value else { return nil }
+            return signed >= 0 ? integerLength(UInt64(signed)) : 9
+        case .bool: return 1
+        case .real: return 9
+        default: return nil
+        }
+    }
+
+    /// The offset table, filled as the objects are written.
+    private struct Offsets {
+        let size: Int
+        var cursor: UnsafeMutablePointer<UInt8>
+
+        init(size: Int, table: UnsafeMutablePointer<UInt8>) {
+            self.size = size
+            self.cursor = table
+        }
+
+        mutating func record(_ offset: Int) {
+            for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
+                cursor.pointee = UInt8(truncatingIfNeeded: offset >> shift)
+                cursor += 1
+            }
+        }
+    }
+
+    /// Writes into memory sized for the document.
+    private struct Writer {
+        let base: UnsafeMutablePointer<UInt8>
+        var position = 0
+
+        mutating func writeByte(_ byte: UInt8) {
+            base[position] = byte
+            position += 1
+        }
+
+        mutating func write(contentsOf text: StaticString) {
+            (base + position).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+            position += text.utf8CodeUnitCount
+        }
+
+        mutating func writeBigEndian(_ value: UInt64, byteCount: Int) {
+            for shift in stride(from: (byteCount - 1) * 8, through: 0, by: -8) {
+                writeByte(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
+        }
+
+        /// A non-negative integer object in the fewest bytes (as ``FlatReplyEncoder/integerLength(_:)`` counts).
+        mutating func writeUnsigned(_ value: UInt64) {
+            switch value {
+            case ..<(1 << 8):
+                writeByte(0x10)
+                writeByte(UInt8(value))
+            case ..<(1 << 16):
+                writeByte(0x11)
+                writeBigEndian(value, byteCount: 2)
+            case ..<(1 << 32):
+                writeByte(0x12)
+                writeBigEndian(value, byteCount: 4)
+            default:
+                writeByte(0x13)
+                writeBigEndian(value, byteCount: 8)
+            }
+        }
+
+        /// An ASCII string object (`0x5n`), or `false` for a string with other characters.
+        mutating func writeASCII(_ string: String) -> Bool {
+            var string = string
+            return string.withUTF8 { utf8 in
+                guard FlatReplyEncoder.isASCII(utf8) else { return false }
+                if utf8.count < 15 {
+                    writeByte(0x50 | UInt8(utf8.count))
+                } else {
+                    writeByte(0x5F)
+                    writeUnsigned(UInt64(utf8.count))
+                }
+                if let start = utf8.baseAddress { (base + position).update(from: start, count: utf8.count) }
+                position += utf8.count
+                return true
+            }
+        }
+
+        /// A flat value's object; `false` for a string that is not ASCII (the lengths ruled out the rest).
+        mutating func writeValue(_ value: PlistValue) -> Bool {
             switch value {
             case .string(let string):
-                guard appendASCII(string, to: &bytes) else { return nil }
+                return writeASCII(string)
             case .integer(let integer):
-                guard appendInteger(integer, to: &bytes) else { return nil }
+                guard let signed = integer.int64Value else { return false }
+                if signed >= 0 {
+                    writeUnsigned(UInt64(signed))
+                } else {
+                    writeByte(0x13)
+                    writeBigEndian(UInt64(bitPattern: signed), byteCount: 8)
+                }
             case .bool(let flag):
-                bytes.append(flag ? 0x09 : 0x08)
+                writeByte(flag ? 0x09 : 0x08)
             case .real(let real):
-                bytes.append(0x23)
-                appendBigEndian(real.bitPattern, byteCount: 8, to: &bytes)
+                writeByte(0x23)
+                writeBigEndian(real.bitPattern, byteCount: 8)
             default:
-                return nil
+                return false
             }
-        }
-
-        let tableOffset = bytes.count
-        let offsetSize = tableOffset < 1 << 8 ? 1 : tableOffset < 1 << 16 ? 2 : 4
-        for offset in offsets { appendBigEndian(UInt64(offset), byteCount: offsetSize, to: &bytes) }
-        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), 1])
-        appendBigEndian(UInt64(offsets.count), byteCount: 8, to: &bytes)
-        appendBigEndian(0, byteCount: 8, to: &bytes)
-        appendBigEndian(UInt64(tableOffset), byteCount: 8, to: &bytes)
-        return bytes
-    }
-
-    /// An ASCII string object (`0x5n`), or `false` for a string with other characters.
-    private static func appendASCII(_ string: String, to bytes: inout [UInt8]) -> Bool {
-        var string = string
-        return string.withUTF8 { utf8 in
-            guard utf8.allSatisfy({ $0 < 0x80 }) else { return false }
-            if utf8.count < 15 {
-                bytes.append(0x50 | UInt8(utf8.count))
-            } else {
-                bytes.append(0x5F)
-                appendLength(utf8.count, to: &bytes)
-            }
-            bytes.append(contentsOf: utf8)
             return true
-        }
-    }
-
-    /// An integer object: 1, 2 or 4 bytes for small non-negative values (read as unsigned), 8 bytes otherwise (read
-    /// as signed); values of 2⁶³ and above go to the general writer.
-    private static func appendInteger(_ integer: PlistInteger, to bytes: inout [UInt8]) -> Bool {
-        if let value = integer.int64Value, value >= 0 {
-            appendLength(Int(value), to: &bytes)
-        } else if let value = integer.int64Value {
-            bytes.append(0x13)
-            appendBigEndian(UInt64(bitPattern: value), byteCount: 8, to: &bytes)
-        } else {
-            return false
-        }
-        return true
-    }
-
-    /// A non-negative integer object in the fewest bytes.
-    private static func appendLength(_ value: Int, to bytes: inout [UInt8]) {
-        switch value {
-        case ..<(1 << 8):
-            bytes.append(0x10)
-            bytes.append(UInt8(value))
-        case ..<(1 << 16):
-            bytes.append(0x11)
-            appendBigEndian(UInt64(value), byteCount: 2, to: &bytes)
-        case ..<(1 << 32):
-            bytes.append(0x12)
-            appendBigEndian(UInt64(value), byteCount: 4, to: &bytes)
-        default:
-            bytes.append(0x13)
-            appendBigEndian(UInt64(value), byteCount: 8, to: &bytes)
-        }
-    }
-
-    private static func appendBigEndian(_ value: UInt64, byteCount: Int, to bytes: inout [UInt8]) {
-        for shift in stride(from: (byteCount - 1) * 8, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
         }
     }
 }
