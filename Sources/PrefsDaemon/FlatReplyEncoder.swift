@@ -102,22 +102,6 @@ enum FlatReplyEncoder {
 
     private static let headerLength = 8
 
-    /// Whether every byte is below 0x80, eight at a time.
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(start)
-        var accumulated: UInt64 = 0
-        var index = 0
-        while index + 8 <= bytes.count {
-            accumulated |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < bytes.count {
-            accumulated |= UInt64(bytes[index])
-            index += 1
-        }
-        return accumulated & 0x8080_8080_8080_8080 == 0
-    }
     private static let trailerLength = 32
 
     /// The bytes of an ASCII string object: the marker, the length beyond 14, the characters.
@@ -205,7 +189,7 @@ enum FlatReplyEncoder {
         mutating func writeASCII(_ string: String) -> Bool {
             var string = string
             return string.withUTF8 { utf8 in
-                guard FlatReplyEncoder.isASCII(utf8) else { return false }
+                guard BinaryFlatDictionary.isASCII(UnsafeRawBufferPointer(utf8)) else { return false }
                 if utf8.count < 15 {
                     writeByte(0x50 | UInt8(utf8.count))
                 } else {

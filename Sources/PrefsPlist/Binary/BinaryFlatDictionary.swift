@@ -18,6 +18,12 @@ package enum BinaryFlatDictionary {
         case asciiString(UnsafeRawBufferPointer)
     }
 
+    /// Whether every byte is below 0x80 (the check the binary reader makes of an ASCII string object), for writers
+    /// of flat documents.
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        BinaryPlistReader.ObjectDecoder.firstNonASCIIIndex(bytes) == nil
+    }
+
     /// The most entries the fast path reads: a count that fits in the dictionary marker's low nibble.
     static let maxEntries = 14
 
