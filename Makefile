@@ -48,22 +48,12 @@ test-system: deps
 	@scripts/install-deps.sh --system
 	@SWIFT=$(SWIFT) scripts/test-system.sh "$$(SWIFT=$(SWIFT) scripts/build-deb.sh)"
 
-# The racing-process proofs (AtomicUpdateTests: up to 200 processes at once) run after the rest, alone, so that they
-# do not slow the timing-sensitive tests that would otherwise run beside them.
-# Then the Python client package is installed into a fresh virtual environment and tested against the built prefsd,
-# the documentation is built (a broken symbol link or any DocC warning fails), every fuzz harness runs briefly (so
-# that one that no longer builds or fails at once is caught), the Debian package is built from the release
-# executables and its contents checked, and the hot paths of those executables must not have grown by more than 10 %
-# in instructions (Benchmarks/Thresholds).
+# Everything (scripts/test.sh): the debug build, the tests, the racing-process proofs, the Python client against the
+# built prefsd and the documentation one after another; beside them, at the lowest priority so that they take only
+# the CPU the tests leave idle, the release executables with their instruction counts and the Debian package's
+# contents, and every fuzz harness briefly. `test-deb`, `fuzz-smoke` and `instruction-counts` run one part alone.
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip AtomicUpdateTests
-	$(SWIFT) test --skip-build --filter AtomicUpdateTests
-	@clients/python/run-tests.sh "$$($(SWIFT) build --show-bin-path)"
-	@$(MAKE) --no-print-directory docs
-	@$(MAKE) --no-print-directory fuzz-smoke
-	@$(MAKE) --no-print-directory test-deb
-	@$(MAKE) --no-print-directory instruction-counts
+	@SWIFT=$(SWIFT) FUZZ_SMOKE_RUNS=$(FUZZ_SMOKE_RUNS) scripts/test.sh
 
 # The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsStore), as one static site in .build/docs
 # (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example with

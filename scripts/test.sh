@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `make test`: every check of the repository, in two lanes so that two cores are kept busy.
+#
+# Foreground, in order: the debug build with the tests, the test suite, the racing-process proofs (AtomicUpdateTests:
+# up to 200 processes, alone so that they do not slow the timing-sensitive tests), the Python client against the
+# built prefsd, and the documentation (a broken symbol link or any DocC warning fails).
+#
+# Background, at the lowest priority (`nice -n 19`), from the start:
+# - the release executables (scripts/build-release.sh, in their own build directory: the foreground holds .build's
+#   lock), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
+#   the Debian package built from those executables and its contents checked;
+# - every fuzz harness built with AddressSanitizer and run for FUZZ_SMOKE_RUNS executions.
+# The foreground leaves part of a core idle most of the time (a build's serial steps, tests that wait on processes
+# and sockets); the background takes only that while the foreground runs, so it does not slow the tests.
+#
+# Each step's wall time is printed; the first failure stops everything with the failing step's output.
+# SWIFT overrides the swift command; FUZZ_SMOKE_RUNS the executions of each harness (default 2000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift="${SWIFT:-swift}"
+logs=.build/test-logs
+mkdir -p "$logs"
+rm -f "$logs"/*.log
+
+background_groups=()
+stop_background() {
+    for group in "${background_groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null || true; done
+}
+trap stop_background EXIT
+
+# Starts a lane in its own process group (so that a failure elsewhere can stop all of it), niced, logging to a file.
+start_lane() {
+    local name="$1"
+    shift
+    setsid nice -n 19 bash -c "$*" >"$logs/$name.log" 2>&1 &
+    background_groups+=("$!")
+    eval "lane_$name=$!"
+}
+
+# Runs one foreground step, printing its wall time.
+step() {
+    local name="$1"
+    shift
+    local start=$SECONDS
+    echo "== $name"
+    "$@"
+    echo "== $name: $((SECONDS - start)) s"
+}
+
+release_lane='
+    set -euo pipefail
+    start=$SECONDS
+    bin="$(SWIFT='"$swift"' RELEASE_SCRATCH_PATH=.build/test-release scripts/build-release.sh .build/test-release/dist/bin)"
+    echo "== release build: $((SECONDS - start)) s"
+    start=$SECONDS
+    scripts/instruction-counts.sh "$bin"
+    echo "== instruction counts: $((SECONDS - start)) s"
+    start=$SECONDS
+    deb="$(BIN_DIR="$bin" DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh .build/test-release/deb)"
+    scripts/check-deb.sh "$deb"
+    echo "== Debian package: $((SECONDS - start)) s"
+'
+fuzz_lane='
+    set -euo pipefail
+    start=$SECONDS
+    FUZZ_SEED=1 FUZZ_CONFIGURATION=debug FUZZ_TIMEOUT=120 Fuzz/run.sh '"${FUZZ_SMOKE_RUNS:-2000}"'
+    echo "== fuzz smoke: $((SECONDS - start)) s"
+'
+start_lane release "$release_lane"
+start_lane fuzz "$fuzz_lane"
+
+total=$SECONDS
+step "debug build" "$swift" build --build-tests
+step "tests" "$swift" test --skip-build --skip AtomicUpdateTests
+step "racing-process proofs" "$swift" test --skip-build --filter AtomicUpdateTests
+step "Python client" clients/python/run-tests.sh "$("$swift" build --show-bin-path)"
+step "documentation" make --no-print-directory docs
+
+# The lanes' results, in a fixed order; the first that failed fails the run.
+for lane in release fuzz; do
+    pid_variable="lane_$lane"
+    waited=$SECONDS
+    status=0
+    wait "${!pid_variable}" || status=$?
+    echo "== $lane lane (waited $((SECONDS - waited)) s):"
+    cat "$logs/$lane.log"
+    if [ "$status" -ne 0 ]; then
+        echo "error: the $lane lane failed (exit status $status); its log is above and in $logs/$lane.log" >&2
+        exit 1
+    fi
+done
+trap - EXIT
+echo "== make test: every step passed in $((SECONDS - total)) s"
