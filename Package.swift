@@ -78,9 +78,15 @@ let package = Package(
             name: "Preferences",
             dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsAccess"]
         ),
+        // What a `defaults` command line means: verbs, domains, keys and values, parsed without touching anything.
+        .target(
+            name: "DefaultsArguments",
+            dependencies: ["PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsFleetScope"]
+        ),
         .target(
             name: "DefaultsCommand",
             dependencies: [
+                "DefaultsArguments",
                 "PrefsPOSIX",
                 "PrefsFleet",
                 "PrefsPlist",
@@ -93,10 +99,15 @@ let package = Package(
         ),
         // The etcd v3 client (JSON gateway over HTTP/1.1 on SwiftNIO) and the fleet cache; prefsd and `defaults fleet`
         // use it, the store never does (docs/FLEET.md).
+        // Which hosts a managed domain applies to and how strongly (forced or default): the vocabulary `defaults fleet`
+        // parses and the etcd client lays out, without the client's network stack.
+        .target(
+            name: "PrefsFleetScope"
+        ),
         .target(
             name: "PrefsFleet",
             dependencies: [
-                "PrefsPOSIX", "PrefsPlist", "PrefsStore",
+                "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsFleetScope",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -105,7 +116,7 @@ let package = Package(
         .target(
             name: "PrefsDaemon",
             dependencies: [
-                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
+                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet", "PrefsFleetScope",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -119,10 +130,12 @@ let package = Package(
         ),
 
         // What the fuzz harnesses (the separate package in Fuzz/) run on each input. Here, not in Fuzz/, for the
-        // package API of DefaultsCommand; every build compiles it, so a change that breaks a check fails at once.
+        // package API of DefaultsArguments; every build compiles it, so a change that breaks a check fails at once.
+        // Nothing here needs SwiftNIO, swift-log or service-lifecycle, so the harnesses' instrumented build does not
+        // compile them.
         .target(
             name: "PrefsFuzzTargets",
-            dependencies: ["PrefsPlist", "PrefsWire", "DefaultsCommand"]
+            dependencies: ["PrefsPlist", "PrefsWire", "DefaultsArguments"]
         ),
 
         // Executables.
@@ -194,7 +207,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DefaultsCommandTests",
-            dependencies: ["DefaultsCommand", "PrefsAccess", "PrefsWire", "PrefsTestSupport"]
+            dependencies: ["DefaultsCommand", "DefaultsArguments", "PrefsAccess", "PrefsWire", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsAccessTests",
@@ -218,8 +231,8 @@ let package = Package(
         .testTarget(
             name: "FleetTests",
             dependencies: [
-                "PrefsFleet", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient", "PrefsTestSupport", "prefsd",
-                "defaults",
+                "PrefsFleet", "PrefsFleetScope", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient",
+                "PrefsTestSupport", "prefsd", "defaults",
             ]
         ),
         .testTarget(

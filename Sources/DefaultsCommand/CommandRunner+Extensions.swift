@@ -1,3 +1,4 @@
+import DefaultsArguments
 import Logging
 import PrefsAccess
 import PrefsPlist

@@ -1,3 +1,4 @@
+import DefaultsArguments
 import PrefsAccess
 import PrefsPOSIX
 import PrefsPlist

@@ -1,3 +1,5 @@
+import DefaultsArguments
+
 /// Shell completion scripts for bash, zsh and fish, generated from ``Verb/all`` and ``ValueFlag/all``.
 ///
 /// Each script finds the verb after an optional `-currentHost` or `-host <name>`, counts the positional arguments

@@ -1,3 +1,4 @@
+import DefaultsArguments
 import PrefsPOSIX
 
 /// Where a command's output goes and its standard input comes from: the process's streams, or a buffer in tests.

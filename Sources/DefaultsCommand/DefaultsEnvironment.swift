@@ -1,3 +1,4 @@
+import DefaultsArguments
 import PrefsPOSIX
 import PrefsStore
 

@@ -1,3 +1,4 @@
+import DefaultsArguments
 import PrefsStore
 
 /// A domain named on the command line, resolved: the directories to open, the domain in them, and the names macOS

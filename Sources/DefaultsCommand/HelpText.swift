@@ -1,3 +1,5 @@
+import DefaultsArguments
+
 /// The help text, generated from ``Verb/all`` and ``ValueFlag/all``: macOS's usage text (for the verbs and value
 /// types macOS has), then the extensions.
 enum HelpText {

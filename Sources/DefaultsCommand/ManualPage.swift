@@ -1,3 +1,5 @@
+import DefaultsArguments
+
 /// The manual page, defaults(1), in roff (`man` macros), generated from ``Verb/all`` and ``ValueFlag/all``.
 enum ManualPage {
     /// The page; `defaults man | man -l -` shows it.

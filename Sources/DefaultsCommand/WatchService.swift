@@ -1,3 +1,4 @@
+import DefaultsArguments
 import PrefsAccess
 import PrefsPlist
 import PrefsStore

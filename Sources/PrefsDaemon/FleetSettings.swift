@@ -1,4 +1,5 @@
 import PrefsFleet
+import PrefsFleetScope
 import PrefsPlist
 
 /// The fleet part of prefsd's settings (docs/FLEET.md): present only when `FleetEndpoints` names at least one

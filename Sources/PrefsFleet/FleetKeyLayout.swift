@@ -1,3 +1,4 @@
+import PrefsFleetScope
 import PrefsStore
 
 /// Where managed domains live in etcd, under a configurable prefix (docs/FLEET.md, "Key layout"):

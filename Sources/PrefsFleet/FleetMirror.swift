@@ -1,3 +1,4 @@
+import PrefsFleetScope
 import PrefsPOSIX
 import PrefsPlist
 import PrefsStore

@@ -1,4 +1,4 @@
-import DefaultsCommand
+import DefaultsArguments
 import PrefsPlist
 
 /// The fuzz target of `defaults write`'s value parser: the input is cut at NUL bytes into the domain's current

@@ -1,6 +1,7 @@
 import PrefsPOSIX
 import Synchronization
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// Standard streams in memory.

@@ -1,6 +1,7 @@
 import PrefsPlist
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// Key paths as `defaults` uses them: its option, its depth limit and its messages.

@@ -2,6 +2,7 @@ import PrefsPlist
 import PrefsWire
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// The lines `defaults fleet status` prints for each state the daemon reports.

@@ -1,6 +1,7 @@
 import PrefsPlist
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// The texts generated from the verb table: help, compact values, completion scripts and the manual page.

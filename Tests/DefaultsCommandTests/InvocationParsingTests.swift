@@ -1,6 +1,7 @@
 import PrefsPlist
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// The command-line grammar: host options, verbs in any case, domains, keys, key paths, options and batches.

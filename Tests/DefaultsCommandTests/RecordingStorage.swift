@@ -3,6 +3,7 @@ import PrefsPlist
 import PrefsStore
 import Synchronization
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// Domains in memory behind the access layer's interface, recording every change, and told to fail on demand.

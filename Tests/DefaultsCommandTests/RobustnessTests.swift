@@ -3,6 +3,7 @@ import PrefsStore
 import PrefsTestSupport
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// Random command lines built from the words `defaults` knows: each either runs or fails with an error and a

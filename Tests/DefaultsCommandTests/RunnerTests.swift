@@ -4,6 +4,7 @@ import PrefsTestSupport
 import Synchronization
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// The runner in-process: one storage call per command, failures reported as macOS does, and real files with an

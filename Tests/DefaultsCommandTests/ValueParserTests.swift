@@ -1,6 +1,7 @@
 import PrefsPlist
 import Testing
 
+@testable import DefaultsArguments
 @testable import DefaultsCommand
 
 /// Values as `write` reads them: plain text, property-list text, and typed flags.

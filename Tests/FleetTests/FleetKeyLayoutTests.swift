@@ -1,4 +1,5 @@
 import PrefsFleet
+import PrefsFleetScope
 import PrefsStore
 import Testing
 

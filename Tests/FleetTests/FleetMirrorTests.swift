@@ -1,5 +1,6 @@
 import Foundation
 import PrefsFleet
+import PrefsFleetScope
 import PrefsPlist
 import PrefsStore
 import PrefsTestSupport

@@ -13,7 +13,7 @@ package enum OutputFormat: String, Sendable, Hashable, CaseIterable {
 
     /// Encodes a value in this format; text formats end with a newline.
     /// - Throws: `PlistError` when the format cannot hold the value (a date in JSON, say).
-    func encode(_ value: PlistValue) throws -> [UInt8] {
+    package func encode(_ value: PlistValue) throws -> [UInt8] {
         var bytes: [UInt8]
         switch self {
         case .openstep: bytes = try PlistSerialization.encode(value, format: .openStep)

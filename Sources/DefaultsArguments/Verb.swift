@@ -1,15 +1,15 @@
 /// One command of `defaults` as data: its names, the synopsis lines of the help text, the manual's paragraph, and
 /// what each argument is, so that the help text, the shell completions and the manual page come from one table
 /// (``Verb/all``).
-struct Verb: Sendable {
+package struct Verb: Sendable {
     /// One synopsis line: the arguments as the help text shows them, and what that form does.
-    struct Form: Sendable {
+    package struct Form: Sendable {
         /// `read <domain> <key>`.
-        let usage: String
+        package let usage: String
         /// `shows defaults for given domain, key`.
-        let summary: String
+        package let summary: String
         /// True for a form macOS `defaults` does not have; the help text lists these separately.
-        let isExtension: Bool
+        package let isExtension: Bool
 
         init(_ usage: String, _ summary: String, isExtension: Bool = false) {
             self.usage = usage
@@ -19,7 +19,7 @@ struct Verb: Sendable {
     }
 
     /// What a positional argument is, for completion.
-    enum Slot: Sendable, Hashable {
+    package enum Slot: Sendable, Hashable {
         /// A domain: a name from `defaults domains`, `-g`, `-globalDomain`, `NSGlobalDomain`, or a file path.
         case domain
         /// A key of the domain before it.
@@ -35,31 +35,31 @@ struct Verb: Sendable {
     }
 
     /// An option placed between the verb and its positional arguments.
-    struct Option: Sendable {
+    package struct Option: Sendable {
         /// `-format`.
         let name: String
         /// The completions of its argument, or `nil` for a domain (`-suite`).
-        let values: [String]?
+        package let values: [String]?
     }
 
     /// The name users type; verbs are matched without regard to case, as on macOS.
-    let name: String
+    package let name: String
     /// Other names for the same verb (`remove` for `delete`).
-    let aliases: [String]
+    package let aliases: [String]
     /// The synopsis lines.
-    let forms: [Form]
+    package let forms: [Form]
     /// Whether macOS's help text puts a blank line after this verb's lines.
-    let isFollowedByBlankLine: Bool
+    package let isFollowedByBlankLine: Bool
     /// Options taken between the verb and its arguments.
     let options: [Option]
     /// The positional arguments, in order; the last one repeats for `write` values.
-    let slots: [Slot]
+    package let slots: [Slot]
     /// The manual page's description, one paragraph per element.
-    let manual: [String]
+    package let manual: [String]
     /// True for verbs macOS does not have.
     let isExtension: Bool
     /// True for verbs left out of the help text, the manual and the completions' verb list.
-    let isHidden: Bool
+    package let isHidden: Bool
 
     init(
         _ name: String, aliases: [String] = [], forms: [Form], blankLineAfter: Bool = false, options: [Option] = [],
@@ -83,10 +83,10 @@ struct Verb: Sendable {
     }
 
     /// The `-format` option of `read` and `export`.
-    static let formatOption = Option(name: "-format", values: OutputFormat.allCases.map(\.rawValue))
+    package static let formatOption = Option(name: "-format", values: OutputFormat.allCases.map(\.rawValue))
 
     /// Every verb, in the order of the help text.
-    static let all: [Verb] = [
+    package static let all: [Verb] = [
         Verb(
             "read",
             forms: [

@@ -1,4 +1,4 @@
-import PrefsFleet
+import PrefsFleetScope
 import PrefsPlist
 import PrefsStore
 

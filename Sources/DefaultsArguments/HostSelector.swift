@@ -1,5 +1,5 @@
 /// Which host's by-host files a command uses: `-currentHost`, `-host <name>`, or none.
-enum HostSelector: Sendable, Hashable {
+package enum HostSelector: Sendable, Hashable {
     /// No host option: the user's plain domain files.
     case any
     /// `-currentHost`: this machine's by-host files.

@@ -2,7 +2,7 @@ import PrefsPlist
 import PrefsStore
 
 /// A cursor over the command line, with the readers of arguments that several verbs share.
-struct ArgumentReader {
+package struct ArgumentReader {
     /// The arguments, without the program name.
     let arguments: [String]
     /// The index of the next argument.

@@ -50,7 +50,7 @@ package struct Invocation: Sendable, Equatable {
     }
 
     /// `-currentHost`, `-host <name>`, or neither.
-    var host: HostSelector
+    package var host: HostSelector
     /// The command.
     package var command: Command
 }

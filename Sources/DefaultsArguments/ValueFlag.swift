@@ -1,14 +1,14 @@
 /// One typed value flag of `write` (`-int`, `-array`, …) as data, for the help text, the manual and completions.
-struct ValueFlag: Sendable {
+package struct ValueFlag: Sendable {
     /// The names that select it: `-int` and `-integer`.
-    let names: [String]
+    package let names: [String]
     /// The help text's line: `-int[eger] <integer_value>`.
-    let usage: String
+    package let usage: String
     /// The manual's description.
-    let manual: String
+    package let manual: String
 
     /// Every flag, in the order of macOS's help text.
-    static let all: [ValueFlag] = [
+    package static let all: [ValueFlag] = [
         ValueFlag(names: ["-string"], usage: "-string <string_value>", manual: "The argument, as is."),
         ValueFlag(
             names: ["-data"], usage: "-data <hex_digits>",
