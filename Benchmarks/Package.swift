@@ -34,6 +34,16 @@ let package = Package(
             dependencies: [.product(name: "PrefsClient", package: "preferences")],
             path: "Benchmarks/DaemonBenchmarks"
         ),
+        // Fleet propagation to 10 and 50 real prefsd hosts on a real etcd cluster, with a raw `etcdctl watch` as the
+        // floor in the same run (`swift run -c release FleetBenchmarks`; docs/FLEET.md).
+        .executableTarget(
+            name: "FleetBenchmarks",
+            dependencies: [
+                .product(name: "PrefsClient", package: "preferences"),
+                .product(name: "PrefsPlist", package: "preferences"),
+            ],
+            path: "Benchmarks/FleetBenchmarks"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

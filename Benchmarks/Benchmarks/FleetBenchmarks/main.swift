@@ -1,0 +1,294 @@
+import Foundation
+import PrefsClient
+import PrefsPlist
+import PrefsWire
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Fleet propagation (docs/FLEET.md, "Propagation"): a real three-member etcd cluster on loopback, then 10 and 50
+// real prefsd hosts joined to it, each with a subscriber to the managed domain's effective values. For each change
+// `defaults fleet write` runs once; the time from its start to each host's event is one sample. In the same run, a
+// raw `etcdctl watch` on the managed keys is the floor: the time from the same start to etcd's own watch response.
+//
+// usage: FleetBenchmarks [--prefsd PATH] [--defaults PATH] [--hosts 10,50] [--changes 100]
+// (run from Benchmarks/ after scripts/build-release.sh; `make bench` does both)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
+let defaults = option("--defaults") ?? "../.build/release/defaults"
+let hostCounts = (option("--hosts") ?? "10,50").split(separator: ",").compactMap { Int($0) }
+let changeCount = Int(option("--changes") ?? "100") ?? 100
+for (tool, path) in [("prefsd", prefsd), ("defaults", defaults), ("etcd", "/usr/bin/etcd"), ("etcdctl", "/usr/bin/etcdctl")]
+where !FileManager.default.isExecutableFile(atPath: path) {
+    print("FleetBenchmarks: no \(tool) at \(path) (scripts/build-release.sh; apt-get install etcd-server etcd-client)")
+    exit(1)
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-bench-\(getpid())").path
+try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+/// Starts a program with its output in a file (or nowhere).
+func start(_ path: String, _ arguments: [String], environment: [String: String], output: String? = nil) throws
+    -> Process
+{
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError =
+        output.flatMap {
+            FileManager.default.createFile(atPath: $0, contents: nil) ? FileHandle(forWritingAtPath: $0) : nil
+        } ?? FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+/// Loopback ports nobody listens on now.
+func freePorts(_ count: Int) throws -> [Int] {
+    var descriptors: [Int32] = []
+    defer { for descriptor in descriptors { close(descriptor) } }
+    return try (0..<count).map { _ in
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptors.append(descriptor)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw BenchmarkError("cannot bind a loopback port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Runs a program to its end with `posix_spawn`; its exit status.
+func spawnAndWait(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { throw BenchmarkError("cannot run \(path)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status >> 8) & 0xff
+}
+
+// The cluster.
+let ports = try freePorts(6)
+let endpoints = ports[0..<3].map { "http://127.0.0.1:\($0)" }
+let peers = ports[3..<6].map { "http://127.0.0.1:\($0)" }
+let initialCluster = peers.indices.map { "m\($0)=\(peers[peers.startIndex + $0])" }.joined(separator: ",")
+var members: [Process] = []
+for index in 0..<3 {
+    members.append(
+        try start(
+            "/usr/bin/etcd",
+            [
+                "--name", "m\(index)", "--data-dir", "\(work)/etcd-m\(index)",
+                "--listen-client-urls", endpoints[index], "--advertise-client-urls", endpoints[index],
+                "--listen-peer-urls", peers[peers.startIndex + index],
+                "--initial-advertise-peer-urls", peers[peers.startIndex + index],
+                "--initial-cluster", initialCluster, "--initial-cluster-token", "fleet-bench-\(getpid())",
+                "--initial-cluster-state", "new", "--heartbeat-interval", "50", "--election-timeout", "500",
+                "--logger", "zap", "--log-level", "error",
+            ], environment: [:], output: "\(work)/etcd-m\(index).log"))
+}
+defer { for member in members { member.terminate() } }
+let controlEnvironment = ["ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"]
+func etcdctl(_ arguments: [String]) throws -> Int32 {
+    try spawnAndWait(
+        "/usr/bin/etcdctl", ["--endpoints", endpoints.joined(separator: ","), "--command-timeout", "2s"] + arguments,
+        environment: controlEnvironment)
+}
+var healthy = false
+for _ in 0..<300 where !healthy {
+    healthy = (try? etcdctl(["put", "/health", "ok"])) == 0
+    if !healthy { usleep(100_000) }
+}
+guard healthy else { throw BenchmarkError("the etcd cluster did not accept a write within 30 s") }
+
+/// One host: its prefsd, its subscriber, and when the subscriber saw each value of `Step`.
+final class Host: Sendable {
+    let directory: String
+    let process: Process
+    let client: PrefsBlockingClient
+    let arrivals = Mutex<[Int64: ContinuousClock.Instant]>([:])
+    nonisolated(unsafe) var subscription: PrefsBlockingClient.Subscription?
+
+    init(index: Int, run: Int) throws {
+        directory = "\(work)/host-\(run)-\(index)"
+        for sub in ["prefs", "run"] {
+            try FileManager.default.createDirectory(
+                atPath: "\(directory)/\(sub)", withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        }
+        let settings: PlistDictionary = ["FleetEndpoints": .array(endpoints.map(PlistValue.string))]
+        try Data(try PlistSerialization.encode(.dictionary(settings), format: .xml)).write(
+            to: URL(fileURLWithPath: "\(directory)/prefs/prefsd.plist"))
+        let machineID = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: 0...UInt32.max)) }.joined()
+        let socket = "\(directory)/run/socket"
+        process = try start(
+            prefsd, [],
+            environment: [
+                "PREFERENCES_HOME": "\(directory)/prefs", "PREFERENCES_SYSTEM_DIR": "\(directory)/system",
+                "PREFERENCES_DOMAINS_DIR": "\(directory)/domains", "PREFSD_SOCKET": socket,
+                "PREFERENCES_MACHINE_ID": machineID, "HOME": directory,
+            ], output: "\(directory)/prefsd.log")
+        var connected: PrefsBlockingClient?
+        for _ in 0..<1000 where connected == nil {
+            connected = try? PrefsBlockingClient(socketPath: socket, clientName: "fleet bench \(index)")
+            if connected == nil { usleep(10_000) }
+        }
+        guard let connected else { throw BenchmarkError("host \(index): prefsd does not answer on \(socket)") }
+        client = connected
+    }
+
+    func subscribe(app: String) throws {
+        subscription = try client.subscribe(
+            WireSubscriptionFilter(.effective(WireSearchList(app: app)), keys: .key("Step"))
+        ) { [arrivals] event in
+            guard case .changes(let changes, _)? = event else { return }
+            let now = ContinuousClock.now
+            for change in changes {
+                if case .integer(let step)? = change.new, let value = step.int64Value {
+                    arrivals.withLock { $0[value] = now }
+                }
+            }
+        }
+    }
+
+    /// Resident memory in KiB and open sockets, from /proc.
+    var resources: (rssKiB: Int, sockets: Int) {
+        let pid = process.processIdentifier
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let rss =
+            status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let sockets = descriptors.filter {
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "")
+                .hasPrefix("socket:")
+        }
+        return (rss, sockets.count)
+    }
+
+    func stop() {
+        subscription?.cancel()
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// etcd's own watch, as an administrator's tool sees it: `etcdctl watch --prefix -w json`, one JSON line per
+/// watch response, read on a thread of its own.
+final class RawWatch: Sendable {
+    let process: Process
+    let arrivals = Mutex<[ContinuousClock.Instant]>([])
+
+    init(prefix: String) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
+        process.arguments = ["--endpoints", endpoints.joined(separator: ","), "watch", "--prefix", prefix, "-w", "json"]
+        process.environment = controlEnvironment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = pipe.fileHandleForReading.fileDescriptor
+        Thread.detachNewThread { [arrivals] in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return }
+                let now = ContinuousClock.now
+                let lines = buffer[0..<count].filter { $0 == UInt8(ascii: "\n") }.count
+                arrivals.withLock { $0 += Array(repeating: now, count: lines) }
+            }
+        }
+    }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+func percentile(_ sorted: [Duration], _ fraction: Double) -> Double {
+    milliseconds(sorted[max(0, min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))])
+}
+
+let adminEnvironment = ["PREFERENCES_FLEET_ENDPOINTS": endpoints.joined(separator: ","), "HOME": work]
+print("fleet propagation: 3 etcd members on loopback, \(changeCount) changes per run, 2 cores")
+for (run, hostCount) in hostCounts.enumerated() {
+    let app = "org.preferences.bench.fleet\(run)"
+    let hosts = try (0..<hostCount).map { try Host(index: $0, run: run) }
+    defer { for host in hosts { host.stop() } }
+    for host in hosts { try host.subscribe(app: app) }
+    let raw = try RawWatch(prefix: "/preferences/managed/all/forced/\(app)")
+    usleep(500_000)  // the raw watch registered, every host past its first full read
+    let rawBefore = raw.arrivals.withLock { $0.count }
+
+    var hostLatencies: [Duration] = []
+    var rawLatencies: [Duration] = []
+    for step in 1...Int64(changeCount) {
+        let started = ContinuousClock.now
+        let status = try spawnAndWait(
+            defaults, ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"], environment: adminEnvironment)
+        guard status == 0 else { throw BenchmarkError("defaults fleet write exited with \(status)") }
+        let deadline = started + .seconds(10)
+        while hosts.contains(where: { host in host.arrivals.withLock { $0[step] == nil } }) {
+            guard ContinuousClock.now < deadline else {
+                throw BenchmarkError("step \(step) did not reach every host within 10 s")
+            }
+            usleep(500)
+        }
+        for host in hosts { hostLatencies.append(host.arrivals.withLock { $0[step]! } - started) }
+        if let arrived = raw.arrivals.withLock({ $0.count >= rawBefore + Int(step) ? $0[rawBefore + Int(step) - 1] : nil }) {
+            rawLatencies.append(arrived - started)
+        }
+    }
+    let hostSorted = hostLatencies.sorted()
+    let rawSorted = rawLatencies.sorted()
+    let resources = hosts.map(\.resources)
+    let metrics = (try? String(contentsOf: URL(string: "\(endpoints[0])/metrics")!, encoding: .utf8)) ?? ""
+    let watchers =
+        metrics.split(separator: "\n").first { $0.hasPrefix("etcd_debugging_mvcc_watcher_total ") }
+        .map { String($0.split(separator: " ").last ?? "") } ?? "?"
+    print(
+        String(
+            format:
+                "%d hosts: to every host's subscriber p50 %.1f ms, p99 %.1f ms, max %.1f ms; raw etcdctl watch p50 %.1f ms, p99 %.1f ms (%d samples); p50 ratio %.2fx",
+            hostCount, percentile(hostSorted, 0.5), percentile(hostSorted, 0.99), percentile(hostSorted, 1),
+            rawSorted.isEmpty ? .nan : percentile(rawSorted, 0.5), rawSorted.isEmpty ? .nan : percentile(rawSorted, 0.99),
+            rawSorted.count,
+            rawSorted.isEmpty ? .nan : percentile(hostSorted, 0.5) / percentile(rawSorted, 0.5)))
+    print(
+        String(
+            format: "%d hosts: prefsd RSS per host %.1f MB (mean), sockets per host %.1f",
+            hostCount, Double(resources.map(\.rssKiB).reduce(0, +)) / Double(hostCount) / 1024,
+            Double(resources.map(\.sockets).reduce(0, +)) / Double(hostCount)) + "; etcd member 0 watchers \(watchers)")
+    raw.process.terminate()
+}
