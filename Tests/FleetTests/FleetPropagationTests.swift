@@ -89,7 +89,8 @@ import Testing
         let writes = writeDurations.sorted()
         func percentile(_ values: [Duration], _ fraction: Double) -> String {
             let index = min(values.count - 1, Int((Double(values.count) * fraction).rounded(.up)) - 1)
-            let milliseconds = Double(values[max(0, index)].components.attoseconds) / 1e15
+            let milliseconds =
+                Double(values[max(0, index)].components.attoseconds) / 1e15
                 + Double(values[max(0, index)].components.seconds) * 1000
             return String(format: "%.1f ms", milliseconds)
         }

@@ -25,7 +25,9 @@ let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
 let defaults = option("--defaults") ?? "../.build/release/defaults"
 let hostCounts = (option("--hosts") ?? "10,50").split(separator: ",").compactMap { Int($0) }
 let changeCount = Int(option("--changes") ?? "100") ?? 100
-for (tool, path) in [("prefsd", prefsd), ("defaults", defaults), ("etcd", "/usr/bin/etcd"), ("etcdctl", "/usr/bin/etcdctl")]
+for (tool, path) in [
+    ("prefsd", prefsd), ("defaults", defaults), ("etcd", "/usr/bin/etcd"), ("etcdctl", "/usr/bin/etcdctl"),
+]
 where !FileManager.default.isExecutableFile(atPath: path) {
     print("FleetBenchmarks: no \(tool) at \(path) (scripts/build-release.sh; apt-get install etcd-server etcd-client)")
     exit(1)
@@ -41,7 +43,9 @@ try FileManager.default.createDirectory(atPath: work, withIntermediateDirectorie
 defer { try? FileManager.default.removeItem(atPath: work) }
 
 /// Starts a program with its output in a file (or nowhere).
-func start(_ path: String, _ arguments: [String], environment: [String: String], output: String? = nil) throws
+func start(
+    _ path: String, _ arguments: [String], environment: [String: String], output: String? = nil
+) throws
     -> Process
 {
     let process = Process()
@@ -90,6 +94,7 @@ func spawnAndWait(_ path: String, _ arguments: [String], environment: [String: S
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     var pid: pid_t = 0
     guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { throw BenchmarkError("cannot run \(path)") }
     var status: Int32 = 0
@@ -170,12 +175,12 @@ final class Host: Sendable {
     func subscribe(app: String) throws {
         subscription = try client.subscribe(
             WireSubscriptionFilter(.effective(WireSearchList(app: app)), keys: .key("Step"))
-        ) { [arrivals] event in
+        ) { [self] event in
             guard case .changes(let changes, _)? = event else { return }
             let now = ContinuousClock.now
             for change in changes {
                 if case .integer(let step)? = change.new, let value = step.int64Value {
-                    arrivals.withLock { $0[value] = now }
+                    self.arrivals.withLock { $0[value] = now }
                 }
             }
         }
@@ -212,14 +217,16 @@ final class RawWatch: Sendable {
     init(prefix: String) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
-        process.arguments = ["--endpoints", endpoints.joined(separator: ","), "watch", "--prefix", prefix, "-w", "json"]
+        process.arguments = [
+            "--endpoints", endpoints.joined(separator: ","), "watch", "--prefix", prefix, "-w", "json",
+        ]
         process.environment = controlEnvironment
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
         let reader = pipe.fileHandleForReading.fileDescriptor
-        Thread.detachNewThread { [arrivals] in
+        Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
@@ -227,10 +234,43 @@ final class RawWatch: Sendable {
                 guard count > 0 else { return }
                 let now = ContinuousClock.now
                 let lines = buffer[0..<count].filter { $0 == UInt8(ascii: "\n") }.count
-                arrivals.withLock { $0 += Array(repeating: now, count: lines) }
+                self.arrivals.withLock { $0 += Array(repeating: now, count: lines) }
             }
         }
     }
+}
+
+/// etcd's metrics page from a member's client port: a plain HTTP/1.0 GET (Foundation's URL loading is in
+/// FoundationNetworking, which this program does not need otherwise).
+func metrics(port: Int) -> [String: String] {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+    }
+    guard connected else { return [:] }
+    let request = Array("GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    guard request.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == request.count else { return [:] }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        response += buffer[0..<count]
+    }
+    var values: [String: String] = [:]
+    for line in String(decoding: response, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+        let parts = line.split(separator: " ")
+        if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+    }
+    return values
 }
 
 func milliseconds(_ duration: Duration) -> Double {
@@ -266,29 +306,32 @@ for (run, hostCount) in hostCounts.enumerated() {
             usleep(500)
         }
         for host in hosts { hostLatencies.append(host.arrivals.withLock { $0[step]! } - started) }
-        if let arrived = raw.arrivals.withLock({ $0.count >= rawBefore + Int(step) ? $0[rawBefore + Int(step) - 1] : nil }) {
+        if let arrived = raw.arrivals.withLock({
+            $0.count >= rawBefore + Int(step) ? $0[rawBefore + Int(step) - 1] : nil
+        }) {
             rawLatencies.append(arrived - started)
         }
     }
     let hostSorted = hostLatencies.sorted()
     let rawSorted = rawLatencies.sorted()
     let resources = hosts.map(\.resources)
-    let metrics = (try? String(contentsOf: URL(string: "\(endpoints[0])/metrics")!, encoding: .utf8)) ?? ""
-    let watchers =
-        metrics.split(separator: "\n").first { $0.hasPrefix("etcd_debugging_mvcc_watcher_total ") }
-        .map { String($0.split(separator: " ").last ?? "") } ?? "?"
+    let etcd = metrics(port: ports[0])
+    let watchers = etcd["etcd_debugging_mvcc_watcher_total"] ?? "?"
+    let streams = etcd["etcd_debugging_mvcc_watch_stream_total"] ?? "?"
     print(
         String(
             format:
                 "%d hosts: to every host's subscriber p50 %.1f ms, p99 %.1f ms, max %.1f ms; raw etcdctl watch p50 %.1f ms, p99 %.1f ms (%d samples); p50 ratio %.2fx",
             hostCount, percentile(hostSorted, 0.5), percentile(hostSorted, 0.99), percentile(hostSorted, 1),
-            rawSorted.isEmpty ? .nan : percentile(rawSorted, 0.5), rawSorted.isEmpty ? .nan : percentile(rawSorted, 0.99),
+            rawSorted.isEmpty ? .nan : percentile(rawSorted, 0.5),
+            rawSorted.isEmpty ? .nan : percentile(rawSorted, 0.99),
             rawSorted.count,
             rawSorted.isEmpty ? .nan : percentile(hostSorted, 0.5) / percentile(rawSorted, 0.5)))
     print(
         String(
             format: "%d hosts: prefsd RSS per host %.1f MB (mean), sockets per host %.1f",
             hostCount, Double(resources.map(\.rssKiB).reduce(0, +)) / Double(hostCount) / 1024,
-            Double(resources.map(\.sockets).reduce(0, +)) / Double(hostCount)) + "; etcd member 0 watchers \(watchers)")
+            Double(resources.map(\.sockets).reduce(0, +)) / Double(hostCount))
+            + "; etcd member 0: \(watchers) watchers on \(streams) watch streams")
     raw.process.terminate()
 }
