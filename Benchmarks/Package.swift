@@ -29,9 +29,14 @@ let package = Package(
         ),
         // Not a package-benchmark target: a load generator that runs prefsd and, in the same run, redis-benchmark and
         // dconf as references (`swift run -c release DaemonBenchmarks`; docs/DAEMON.md).
+        // Starting and timing the programs the two load generators below run.
+        .target(
+            name: "BenchmarkProcesses",
+            path: "Benchmarks/BenchmarkProcesses"
+        ),
         .executableTarget(
             name: "DaemonBenchmarks",
-            dependencies: [.product(name: "PrefsClient", package: "preferences")],
+            dependencies: ["BenchmarkProcesses", .product(name: "PrefsClient", package: "preferences")],
             path: "Benchmarks/DaemonBenchmarks"
         ),
         // Fleet propagation to 10 and 50 real prefsd hosts on a real etcd cluster, with a raw `etcdctl watch` as the
@@ -39,6 +44,7 @@ let package = Package(
         .executableTarget(
             name: "FleetBenchmarks",
             dependencies: [
+                "BenchmarkProcesses",
                 .product(name: "PrefsClient", package: "preferences"),
                 .product(name: "PrefsPlist", package: "preferences"),
             ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: every check of the repository, in two lanes so that two cores are kept busy.
+# `make test`: every check of the repository, in a foreground and niced lanes beside it, so that two cores stay busy.
 #
 # Foreground, in order: the debug build with the tests, the test suite, then the racing-process proofs
 # (AtomicUpdateTests: up to 200 processes, after the suite so that they do not slow its timing-sensitive tests) with
@@ -25,9 +25,10 @@ logs=.build/test-logs
 mkdir -p "$logs"
 rm -f "$logs"/*.log
 
-background_groups=()
+# Each lane's process id, which is also its process group's id.
+declare -A lanes=()
 stop_background() {
-    for group in "${background_groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null || true; done
+    for group in "${lanes[@]}"; do kill -TERM -- "-$group" 2>/dev/null || true; done
 }
 trap stop_background EXIT
 
@@ -41,8 +42,7 @@ start_lane() {
     set -m
     nice -n 19 bash -c "$*" >"$logs/$name.log" 2>&1 &
     set +m
-    background_groups+=("$!")
-    eval "lane_$name=$!"
+    lanes[$name]=$!
 }
 
 # Runs one foreground step, printing its wall time.
@@ -99,10 +99,9 @@ echo "== racing-process proofs: $((SECONDS - proofs_start)) s"
 
 # The lanes' results, in a fixed order; the first that failed fails the run.
 for lane in python release fuzz; do
-    pid_variable="lane_$lane"
     waited=$SECONDS
     status=0
-    wait "${!pid_variable}" || status=$?
+    wait "${lanes[$lane]}" || status=$?
     echo "== $lane lane (waited $((SECONDS - waited)) s):"
     cat "$logs/$lane.log"
     if [ "$status" -ne 0 ]; then

@@ -16,23 +16,26 @@ import Testing
     static let hostCount = 10
     static let changeCount = 200
 
-    /// When each host's subscriber saw each value of `Step`.
+    /// When each host's subscriber saw each value of `Step`, and any value that came after a later one.
     final class Arrivals: Sendable {
-        private let seen = Mutex<[[Int64: ContinuousClock.Instant]]>(Array(repeating: [:], count: hostCount))
-        private let disorder = Mutex<[String]>([])
-        private let last = Mutex<[Int64]>(Array(repeating: 0, count: hostCount))
+        private struct State {
+            var seen: [[Int64: ContinuousClock.Instant]] = Array(repeating: [:], count: hostCount)
+            var outOfOrder: [String] = []
+        }
+        private let state = Mutex(State())
 
         func record(host: Int, step: Int64, at instant: ContinuousClock.Instant) {
-            last.withLock { last in
-                if step <= last[host] { disorder.withLock { $0.append("host \(host): \(step) after \(last[host])") } }
-                last[host] = step
+            state.withLock { state in
+                if let latest = state.seen[host].keys.max(), step <= latest {
+                    state.outOfOrder.append("host \(host): \(step) after \(latest)")
+                }
+                state.seen[host][step] = instant
             }
-            seen.withLock { $0[host][step] = instant }
         }
 
-        func instant(host: Int, step: Int64) -> ContinuousClock.Instant? { seen.withLock { $0[host][step] } }
-        func count(host: Int) -> Int { seen.withLock { $0[host].count } }
-        var outOfOrder: [String] { disorder.withLock { $0 } }
+        func instant(host: Int, step: Int64) -> ContinuousClock.Instant? { state.withLock { $0.seen[host][step] } }
+        func count(host: Int) -> Int { state.withLock { $0.seen[host].count } }
+        var outOfOrder: [String] { state.withLock { $0.outOfOrder } }
     }
 
     @Test func everyManagedChangeReachesTenHostsInOrder() throws {

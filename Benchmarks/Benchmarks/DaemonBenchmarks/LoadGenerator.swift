@@ -1,3 +1,4 @@
+import BenchmarkProcesses
 import Foundation
 import PrefsPlist
 import PrefsWire
@@ -124,9 +125,4 @@ enum LoadGenerator {
             offset += written
         }
     }
-}
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,4 @@
+import BenchmarkProcesses
 import Foundation
 import PrefsClient
 import PrefsPlist

@@ -1,3 +1,4 @@
+import BenchmarkProcesses
 import Foundation
 import PrefsPlist
 import PrefsWire
@@ -68,17 +69,7 @@ let environment: [String: String] = {
 nonisolated(unsafe) let processEnvironment = environment
 
 func start(_ path: String, _ arguments: [String], output: String? = nil) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = processEnvironment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError =
-        output.flatMap {
-            FileManager.default.createFile(atPath: $0, contents: nil) ? FileHandle(forWritingAtPath: $0) : nil
-        } ?? FileHandle.nullDevice
-    try process.run()
-    return process
+    try startBenchmarkProcess(path, arguments, environment: processEnvironment, output: output)
 }
 
 func waitForSocket(_ path: String) throws {
@@ -109,24 +100,11 @@ func run(_ path: String, _ arguments: [String]) throws -> String {
 /// Median wall time of `count` runs of a command (started with `posix_spawn`, output to /dev/null), in
 /// milliseconds; Foundation's `Process` would add more than the commands themselves take.
 func medianMilliseconds(_ path: String, _ arguments: [String], count: Int) throws -> Double {
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp = processEnvironment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        for pointer in argv { free(pointer) }
-        for pointer in envp { free(pointer) }
-    }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let command = SpawnedCommand(path, arguments, environment: processEnvironment)
     var times: [Double] = []
     for run in 0..<(count + 10) {
         let start = DispatchTime.now().uptimeNanoseconds
-        var child: pid_t = 0
-        guard posix_spawn(&child, path, &actions, nil, argv, envp) == 0 else { throw BenchmarkError("spawn \(path)") }
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
+        try command.run()
         // The first runs warm the page cache.
         if run >= 10 { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
     }

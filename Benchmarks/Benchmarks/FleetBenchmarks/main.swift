@@ -1,3 +1,4 @@
+import BenchmarkProcesses
 import Foundation
 import PrefsClient
 import PrefsPlist
@@ -33,33 +34,9 @@ where !FileManager.default.isExecutableFile(atPath: path) {
     exit(1)
 }
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-bench-\(getpid())").path
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: work) }
-
-/// Starts a program with its output in a file (or nowhere).
-func start(
-    _ path: String, _ arguments: [String], environment: [String: String], output: String? = nil
-) throws
-    -> Process
-{
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError =
-        output.flatMap {
-            FileManager.default.createFile(atPath: $0, contents: nil) ? FileHandle(forWritingAtPath: $0) : nil
-        } ?? FileHandle.nullDevice
-    try process.run()
-    return process
-}
 
 /// Loopback ports nobody listens on now.
 func freePorts(_ count: Int) throws -> [Int] {
@@ -82,26 +59,6 @@ func freePorts(_ count: Int) throws -> [Int] {
     }
 }
 
-/// Runs a program to its end with `posix_spawn`; its exit status.
-func spawnAndWait(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        for pointer in argv { free(pointer) }
-        for pointer in envp { free(pointer) }
-    }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { throw BenchmarkError("cannot run \(path)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (status >> 8) & 0xff
-}
-
 // The cluster.
 let ports = try freePorts(6)
 let endpoints = ports[0..<3].map { "http://127.0.0.1:\($0)" }
@@ -110,7 +67,7 @@ let initialCluster = peers.indices.map { "m\($0)=\(peers[peers.startIndex + $0])
 var members: [Process] = []
 for index in 0..<3 {
     members.append(
-        try start(
+        try startBenchmarkProcess(
             "/usr/bin/etcd",
             [
                 "--name", "m\(index)", "--data-dir", "\(work)/etcd-m\(index)",
@@ -125,9 +82,10 @@ for index in 0..<3 {
 defer { for member in members { member.terminate() } }
 let controlEnvironment = ["ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"]
 func etcdctl(_ arguments: [String]) throws -> Int32 {
-    try spawnAndWait(
+    try SpawnedCommand(
         "/usr/bin/etcdctl", ["--endpoints", endpoints.joined(separator: ","), "--command-timeout", "2s"] + arguments,
-        environment: controlEnvironment)
+        environment: controlEnvironment
+    ).run()
 }
 var healthy = false
 for _ in 0..<300 where !healthy {
@@ -136,15 +94,23 @@ for _ in 0..<300 where !healthy {
 }
 guard healthy else { throw BenchmarkError("the etcd cluster did not accept a write within 30 s") }
 
-/// One host: its prefsd, its subscriber, and when the subscriber saw each value of `Step`.
+/// When a subscriber saw each value of `Step`.
+final class StepArrivals: Sendable {
+    private let seen = Mutex<[Int64: ContinuousClock.Instant]>([:])
+
+    func record(_ step: Int64, at instant: ContinuousClock.Instant) { seen.withLock { $0[step] = instant } }
+    subscript(step: Int64) -> ContinuousClock.Instant? { seen.withLock { $0[step] } }
+}
+
+/// One host: its prefsd and a subscriber to the effective values of `app`.
 final class Host: Sendable {
     let directory: String
     let process: Process
     let client: PrefsBlockingClient
-    let arrivals = Mutex<[Int64: ContinuousClock.Instant]>([:])
-    nonisolated(unsafe) var subscription: PrefsBlockingClient.Subscription?
+    let arrivals: StepArrivals
+    let subscription: PrefsBlockingClient.Subscription
 
-    init(index: Int, run: Int) throws {
+    init(index: Int, run: Int, app: String) throws {
         directory = "\(work)/host-\(run)-\(index)"
         for sub in ["prefs", "run"] {
             try FileManager.default.createDirectory(
@@ -156,7 +122,7 @@ final class Host: Sendable {
             to: URL(fileURLWithPath: "\(directory)/prefs/prefsd.plist"))
         let machineID = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: 0...UInt32.max)) }.joined()
         let socket = "\(directory)/run/socket"
-        process = try start(
+        process = try startBenchmarkProcess(
             prefsd, [],
             environment: [
                 "PREFERENCES_HOME": "\(directory)/prefs", "PREFERENCES_SYSTEM_DIR": "\(directory)/system",
@@ -170,17 +136,16 @@ final class Host: Sendable {
         }
         guard let connected else { throw BenchmarkError("host \(index): prefsd does not answer on \(socket)") }
         client = connected
-    }
-
-    func subscribe(app: String) throws {
+        let arrivals = StepArrivals()
+        self.arrivals = arrivals
         subscription = try client.subscribe(
             WireSubscriptionFilter(.effective(WireSearchList(app: app)), keys: .key("Step"))
-        ) { [self] event in
+        ) { event in
             guard case .changes(let changes, _)? = event else { return }
             let now = ContinuousClock.now
             for change in changes {
                 if case .integer(let step)? = change.new, let value = step.int64Value {
-                    self.arrivals.withLock { $0[value] = now }
+                    arrivals.record(value, at: now)
                 }
             }
         }
@@ -202,7 +167,7 @@ final class Host: Sendable {
     }
 
     func stop() {
-        subscription?.cancel()
+        subscription.cancel()
         process.terminate()
         process.waitUntilExit()
     }
@@ -284,9 +249,8 @@ let adminEnvironment = ["PREFERENCES_FLEET_ENDPOINTS": endpoints.joined(separato
 print("fleet propagation: 3 etcd members on loopback, \(changeCount) changes per run, 2 cores")
 for (run, hostCount) in hostCounts.enumerated() {
     let app = "org.preferences.bench.fleet\(run)"
-    let hosts = try (0..<hostCount).map { try Host(index: $0, run: run) }
+    let hosts = try (0..<hostCount).map { try Host(index: $0, run: run, app: app) }
     defer { for host in hosts { host.stop() } }
-    for host in hosts { try host.subscribe(app: app) }
     let raw = try RawWatch(prefix: "/preferences/managed/all/forced/\(app)")
     usleep(500_000)  // the raw watch registered, every host past its first full read
     let rawBefore = raw.arrivals.withLock { $0.count }
@@ -295,17 +259,18 @@ for (run, hostCount) in hostCounts.enumerated() {
     var rawLatencies: [Duration] = []
     for step in 1...Int64(changeCount) {
         let started = ContinuousClock.now
-        let status = try spawnAndWait(
-            defaults, ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"], environment: adminEnvironment)
+        let status = try SpawnedCommand(
+            defaults, ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"], environment: adminEnvironment
+        ).run()
         guard status == 0 else { throw BenchmarkError("defaults fleet write exited with \(status)") }
         let deadline = started + .seconds(10)
-        while hosts.contains(where: { host in host.arrivals.withLock { $0[step] == nil } }) {
+        while hosts.contains(where: { host in host.arrivals[step] == nil }) {
             guard ContinuousClock.now < deadline else {
                 throw BenchmarkError("step \(step) did not reach every host within 10 s")
             }
             usleep(500)
         }
-        for host in hosts { hostLatencies.append(host.arrivals.withLock { $0[step]! } - started) }
+        for host in hosts { hostLatencies.append(host.arrivals[step]! - started) }
         if let arrived = raw.arrivals.withLock({
             $0.count >= rawBefore + Int(step) ? $0[rawBefore + Int(step) - 1] : nil
         }) {
