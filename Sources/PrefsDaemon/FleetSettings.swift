@@ -1,6 +1,8 @@
 import PrefsFleet
 import PrefsFleetScope
+import PrefsPOSIX
 import PrefsPlist
+import PrefsStore
 
 /// The fleet part of prefsd's settings (docs/FLEET.md): present only when `FleetEndpoints` names at least one
 /// endpoint, and then prefsd mirrors the managed domains from etcd.
@@ -13,6 +15,8 @@ import PrefsPlist
 /// | `FleetMaxValueBytes` | integer, 1024–16777216 | 1048576 | The largest managed domain accepted from etcd. |
 /// | `FleetUser` | string | none | The etcd user prefsd authenticates as. |
 /// | `FleetPasswordFile` | string | none | The file holding that user's password, readable by its owner only. |
+/// | `FleetRoamingDomains` | array of strings | none | The user's domains that roam between the user's hosts. |
+/// | `FleetRoamingUser` | string | the login name | The name the roaming domains are kept under in etcd. |
 package struct FleetSettings: Sendable, Equatable {
     /// The cluster's client URLs.
     package var endpoints: [EtcdEndpoint]
@@ -24,6 +28,10 @@ package struct FleetSettings: Sendable, Equatable {
     package var maxValueBytes: Int
     /// The etcd user and password, or `nil` for a cluster without authentication.
     package var credentials: EtcdCredentials?
+    /// The user domains that roam (docs/FLEET.md, "Roaming user domains").
+    package var roamingDomains: [DomainName] = []
+    /// The name the roaming domains are kept under: `<prefix>users/<roamingUser>/`.
+    package var roamingUser: String = ""
 
     /// Reads the fleet settings from the `prefsd` domain's values.
     /// - Parameters:
@@ -119,9 +127,47 @@ package struct FleetSettings: Sendable, Equatable {
                     + "together; no fleet is joined")
             return nil
         }
-        return FleetSettings(
+        var settings = FleetSettings(
             endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes, credentials: credentials
         )
+        settings.readRoaming(values, warn: warn)
+        return settings
+    }
+
+    /// Reads `FleetRoamingDomains` and `FleetRoamingUser`; a malformed one is ignored with a warning, and roaming is
+    /// then off rather than kept under a name the user did not mean.
+    private mutating func readRoaming(_ values: PlistDictionary, warn: (String) -> Void) {
+        guard let value = values["FleetRoamingDomains"] else { return }
+        var domains: [DomainName] = []
+        for item in value.arrayValue ?? [value] {
+            if case .string(let text) = item, let name = try? DomainName(text) {
+                if !domains.contains(name) { domains.append(name) }
+            } else {
+                warn(
+                    "setting FleetRoamingDomains of domain prefsd: \(item.defaultsDescription) is not a domain name; "
+                        + "ignored")
+            }
+        }
+        var user = POSIX.userNameOfCurrentUser() ?? ""
+        if let value = values["FleetRoamingUser"] {
+            guard case .string(let name) = value, FleetTarget.isValidGroupName(name) else {
+                warn(
+                    "setting FleetRoamingUser of domain prefsd must be a name of 1-128 bytes of A-Z a-z 0-9 . _ - "
+                        + "(not starting with .); no domain roams")
+                return
+            }
+            user = name
+        }
+        guard FleetTarget.isValidGroupName(user) else {
+            if !domains.isEmpty {
+                warn(
+                    "the login name \"\(user)\" cannot name roaming domains in etcd: set FleetRoamingUser of domain "
+                        + "prefsd; no domain roams")
+            }
+            return
+        }
+        roamingDomains = domains
+        roamingUser = user
     }
 }
 

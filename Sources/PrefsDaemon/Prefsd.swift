@@ -125,6 +125,12 @@ public enum Prefsd {
                     service: FleetService(
                         settings: fleet, paths: paths, logger: fleetLogger, report: { server.setExtraStatus($0) },
                         board: fleetStatus, prepared: fleetMirror)))
+            if !fleet.roamingDomains.isEmpty {
+                services.append(
+                    .init(
+                        service: RoamingService(
+                            settings: fleet, paths: paths, store: store, logger: Logger(label: "prefsd.roaming"))))
+            }
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -9,7 +9,8 @@ import PrefsStore
 /// <prefix>managed/host/<machine-id>/<kind>/<domain>
 /// ```
 ///
-/// `<kind>` is `forced` or `default`; each key holds one domain as a binary property list dictionary.
+/// `<kind>` is `forced` or `default`; each key holds one domain as a binary property list dictionary. A user's
+/// roaming domains are `<prefix>users/<user>/<domain>`, each a ``RoamingDocument``.
 package struct FleetKeyLayout: Sendable, Hashable {
     /// The prefix, always ending in `/`; `/preferences/` by default.
     package let prefix: String
@@ -41,6 +42,12 @@ package struct FleetKeyLayout: Sendable, Hashable {
     package func prefix(target: FleetTarget, kind: FleetKind) -> String {
         managedPrefix + targetPath(target) + kind.rawValue + "/"
     }
+
+    /// The prefix of one user's roaming domains: what that user's hosts watch, and what their etcd user may write.
+    package func roamingPrefix(user: String) -> String { prefix + "users/" + user + "/" }
+
+    /// The key of one roaming user domain.
+    package func roamingKey(user: String, domain: DomainName) -> String { roamingPrefix(user: user) + domain.rawValue }
 
     /// A managed key, taken apart.
     package struct ManagedKey: Sendable, Hashable {

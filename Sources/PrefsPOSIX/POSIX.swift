@@ -44,6 +44,17 @@ package enum POSIX {
     /// The home directory of this process's user in the password database (not `HOME`).
     /// - Returns: The directory, or `nil` when the user has no entry.
     package static func homeDirectoryOfCurrentUser() -> String? {
+        passwordEntryOfCurrentUser { $0.pw_dir.map { String(cString: $0) } }
+    }
+
+    /// The login name of this process's user in the password database.
+    /// - Returns: The name, or `nil` when the user has no entry.
+    package static func userNameOfCurrentUser() -> String? {
+        passwordEntryOfCurrentUser { $0.pw_name.map { String(cString: $0) } }
+    }
+
+    /// Reads this process's user's password-database entry and hands it to `field` while its strings are valid.
+    private static func passwordEntryOfCurrentUser(_ field: (passwd) -> String?) -> String? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
@@ -51,8 +62,8 @@ package enum POSIX {
         repeat {
             status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
         } while status == EINTR
-        guard status == 0, result != nil, let directory = entry.pw_dir else { return nil }
-        return String(cString: directory)
+        guard status == 0, result != nil else { return nil }
+        return withExtendedLifetime(buffer) { field(entry) }
     }
 
     /// Starts a detached thread running `body`.

@@ -18,8 +18,13 @@ final class EtcdCluster: @unchecked Sendable {
     /// Arguments every member gets besides the cluster's own.
     private let extraArguments: [String]
 
-    init(size: Int = 3, extraArguments: [String] = []) throws {
+    /// Whether members listen for clients on every address (`0.0.0.0`), so that hosts in network namespaces reach
+    /// them through a veth pair; they advertise loopback all the same.
+    private let listensOnAllAddresses: Bool
+
+    init(size: Int = 3, extraArguments: [String] = [], listensOnAllAddresses: Bool = false) throws {
         self.extraArguments = extraArguments
+        self.listensOnAllAddresses = listensOnAllAddresses
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw TestFailure("\(Self.executable) is missing: install etcd-server (scripts/install-deps.sh)")
         }
@@ -45,7 +50,9 @@ final class EtcdCluster: @unchecked Sendable {
         let arguments =
             [
                 "--name", "m\(index)", "--data-dir", directory.file("m\(index)"),
-                "--listen-client-urls", endpoints[index], "--advertise-client-urls", endpoints[index],
+                "--listen-client-urls",
+                listensOnAllAddresses ? "http://0.0.0.0:\(clientPorts[index])" : endpoints[index],
+                "--advertise-client-urls", endpoints[index],
                 "--listen-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
                 "--initial-advertise-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
                 "--initial-cluster", cluster, "--initial-cluster-token", token, "--initial-cluster-state", "new",
@@ -83,17 +90,32 @@ final class EtcdCluster: @unchecked Sendable {
     /// Enables authentication as docs/FLEET.md tells administrators to: `root`; the role `prefs-host`, reading the
     /// managed keys, for `host`; the role `prefs-admin`, reading and writing everything under the prefix, for
     /// `admin`. `etcdctl` runs as root from then on.
+    ///
+    /// With `roamingUser`, also as the documentation says: the role `prefs-roam-<user>`, reading and writing
+    /// `/preferences/users/<user>/`, for `host`.
     func enableAuthentication(
-        host: (user: String, password: String), admin: (user: String, password: String)
+        host: (user: String, password: String), admin: (user: String, password: String), roamingUser: String? = nil
     )
         throws
     {
+        if let roamingUser {
+            for arguments in [
+                ["role", "add", "prefs-roam-\(roamingUser)"],
+                [
+                    "role", "grant-permission", "prefs-roam-\(roamingUser)", "--prefix=true", "readwrite",
+                    "/preferences/users/\(roamingUser)/",
+                ],
+            ] {
+                try control(arguments)
+            }
+        }
         let rootPassword = "root-\(UUID().uuidString.prefix(8))"
         for arguments in [
             ["user", "add", "root:\(rootPassword)"], ["user", "grant-role", "root", "root"],
             ["role", "add", "prefs-host"],
             ["role", "grant-permission", "prefs-host", "--prefix=true", "read", "/preferences/managed/"],
             ["user", "add", "\(host.user):\(host.password)"], ["user", "grant-role", host.user, "prefs-host"],
+        ] + (roamingUser.map { [["user", "grant-role", host.user, "prefs-roam-\($0)"]] } ?? []) + [
             ["role", "add", "prefs-admin"],
             ["role", "grant-permission", "prefs-admin", "--prefix=true", "readwrite", "/preferences/"],
             ["user", "add", "\(admin.user):\(admin.password)"], ["user", "grant-role", admin.user, "prefs-admin"],

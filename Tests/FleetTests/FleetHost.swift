@@ -50,10 +50,15 @@ final class FleetHost: @unchecked Sendable {
         ]
     }
 
-    /// Starts prefsd and waits until its socket exists.
-    func start() throws {
-        let process = try SpawnedProcess(
-            Self.prefsd.path, [], environment: environment, logDirectory: directory.path)
+    /// Starts prefsd (in `namespace`, when given) and waits until its socket exists.
+    func start(in namespace: NetworkNamespace? = nil) throws {
+        let process =
+            try namespace.map {
+                try SpawnedProcess(
+                    NetworkNamespace.ip, ["netns", "exec", $0.name, Self.prefsd.path], environment: environment,
+                    logDirectory: directory.path)
+            }
+            ?? SpawnedProcess(Self.prefsd.path, [], environment: environment, logDirectory: directory.path)
         self.process = process
         logs.append(process.errorPath)
         try waitUntil("prefsd to serve \(socketPath): \(log)", timeout: .seconds(20)) {
@@ -96,5 +101,12 @@ final class FleetHost: @unchecked Sendable {
     @discardableResult
     func defaults(_ arguments: [String]) throws -> BuiltProduct.Result {
         try Self.defaults.run(arguments, environment: environment)
+    }
+
+    /// The value of `key` in the user domain `domain` as `defaults read` prints it (through prefsd when it runs, else
+    /// from the files), or `nil` when the key is absent.
+    func read(_ domain: String, _ key: String) throws -> String? {
+        let result = try defaults(["read", domain, key])
+        return result.status == 0 ? result.standardOutput.trimmingCharacters(in: .newlines) : nil
     }
 }
