@@ -13,7 +13,7 @@ set -euo pipefail
 # etcd-server and etcd-client run the three-member cluster the fleet tests start (docs/FLEET.md).
 packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-dev systemd python3 python3-venv
     python3-wheel-whl util-linux valgrind binutils dpkg-dev file man-db lintian gnustep-base-runtime etcd-server
-    etcd-client)
+    etcd-client iproute2)
 case "${1:-}" in
     --bench) packages+=(hyperfine dconf-cli dbus redis-server redis-tools) ;;
     --system) packages+=(debootstrap) ;;

@@ -165,7 +165,8 @@ struct RoamingService: Service {
             self.continuation = continuation
             for domain in service.settings.roamingDomains {
                 var replica = RoamingReplica(
-                    domain: domain, key: service.settings.layout.roamingKey(user: service.settings.roamingUser, domain: domain),
+                    domain: domain,
+                    key: service.settings.layout.roamingKey(user: service.settings.roamingUser, domain: domain),
                     host: host, directory: directory)
                 if let problem = replica.load(maxKeyBytes: FleetMirror.Limits().maxKeyBytes) {
                     service.logger.warning("\(problem)")

@@ -2,6 +2,10 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// HTTP/1.1 to etcd's JSON gateway on SwiftNIO: one connection per request, `POST` with a JSON body, and for a watch
 /// a streaming response read one JSON object at a time.
 ///
@@ -16,6 +20,12 @@ struct EtcdHTTPTransport: Sendable {
     var maxResponseBytes = 256 << 20
 
     typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+
+    /// TCP keepalive on every connection, for the watch above all: a member partitioned away (a pulled cable, a
+    /// failed switch) leaves the connection open and silent, and without probes a host would never notice. After
+    /// 10 s of silence a probe goes out every 3 s, and three unanswered ones break the connection: the watch then
+    /// fails, the host reports itself offline and tries the next endpoint (docs/FLEET.md, "Failure behaviour").
+    static let keepalive = (idleSeconds: 10, intervalSeconds: 3, probes: 3)
 
     /// Sends one request and returns the whole response body.
     /// - Throws: ``EtcdError``: `unavailable` when the endpoint cannot be reached or the connection breaks,
@@ -115,6 +125,7 @@ struct EtcdHTTPTransport: Sendable {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .keepingAlive(Self.keepalive)
             .connect(host: endpoint.host, port: endpoint.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
@@ -203,5 +214,18 @@ struct JSONObjectSplitter {
             throw EtcdError(.malformedResponse, "etcd's stream sent an object larger than \(maxObjectBytes) bytes")
         }
         return objects
+    }
+}
+
+extension ClientBootstrap {
+    /// Turns on TCP keepalive with these timings.
+    fileprivate func keepingAlive(_ timing: (idleSeconds: Int, intervalSeconds: Int, probes: Int)) -> ClientBootstrap {
+        func tcp(_ name: Int32) -> ChannelOptions.Types.SocketOption {
+            ChannelOptions.Types.SocketOption(level: .tcp, name: NIOBSDSocket.Option(rawValue: name))
+        }
+        return self.channelOption(.socketOption(.so_keepalive), value: 1)
+            .channelOption(tcp(TCP_KEEPIDLE), value: SocketOptionValue(timing.idleSeconds))
+            .channelOption(tcp(TCP_KEEPINTVL), value: SocketOptionValue(timing.intervalSeconds))
+            .channelOption(tcp(TCP_KEEPCNT), value: SocketOptionValue(timing.probes))
     }
 }

@@ -62,9 +62,11 @@ package struct RoamingReplica: Sendable {
         }
         guard case .dictionary(let state)? = try? PlistSerialization.decode(bytes),
             case .integer(let number)? = state["BaseRevision"], let revision = number.int64Value,
-            let baseValue = state["Base"], case .success(let base) = RoamingDocument.document(
+            let baseValue = state["Base"],
+            case .success(let base) = RoamingDocument.document(
                 from: baseValue, maxKeyBytes: maxKeyBytes),
-            let pendingValue = state["Pending"], case .success(let pending) = RoamingDocument.document(
+            let pendingValue = state["Pending"],
+            case .success(let pending) = RoamingDocument.document(
                 from: pendingValue, maxKeyBytes: maxKeyBytes)
         else {
             return "the roaming state \(statePath) is malformed; the domain is merged with etcd again"

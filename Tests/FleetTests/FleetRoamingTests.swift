@@ -26,7 +26,9 @@ extension FleetClusterTests {
     }
 
     /// Waits until every host's editor domain holds `expected` for each of its keys (`nil`: absent).
-    static func waitForRoamed(_ hosts: [FleetHost], _ expected: [String: String?], timeout: Duration = .seconds(30))
+    static func waitForRoamed(
+        _ hosts: [FleetHost], _ expected: [String: String?], timeout: Duration = .seconds(30)
+    )
         throws
     {
         for host in hosts {

@@ -9,7 +9,8 @@ import PrefsTestSupport
 /// etcd (listening on every address) at ``outerAddress``, and a partition is one link set down: packets stop, TCP
 /// connections stall without being reset, as when a cable is pulled. Needs root and iproute2's `ip`.
 final class NetworkNamespace: @unchecked Sendable {
-    static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let ip =
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
         ?? "/usr/sbin/ip"
 
     /// Whether namespaces can be made here: root and `ip` (CI runs as root; a developer's `swift test` may not).
