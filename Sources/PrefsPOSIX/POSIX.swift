@@ -269,13 +269,16 @@ package enum POSIX {
     ///   - keepsExistingMode: Whether a file that exists keeps its mode (else it gets `newFileMode` too).
     ///   - directorySyncIsRequired: Whether a failure to `fsync` the directory (after the rename) is an error; a
     ///     file system that cannot sync a directory (`EINVAL`, `EROFS`) never is.
+    ///   - synchronizes: Whether to `fsync` at all; `false` keeps the replacement atomic for readers but not durable
+    ///     across a crash, for files that are rebuilt from a durable one after a crash (the fleet cache's merged
+    ///     files).
     /// - Returns: The status of the new file.
     /// - Throws: ``SystemCallError``: `open` of the temp file, `fchmod`, `write`, `fsync`, `fstat`, `close`,
     ///   `rename` (naming `path`), and the directory's `open` or `fsync` when required.
     @discardableResult
     package static func writeFileAtomically(
         _ bytes: [UInt8], to path: String, newFileMode: UInt32, keepsExistingMode: Bool,
-        directorySyncIsRequired: Bool
+        directorySyncIsRequired: Bool, synchronizes: Bool = true
     ) throws(SystemCallError) -> FileStatus {
         let directory = TemporaryFileName.directory(ofPath: path)
         let fileName = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
@@ -304,8 +307,10 @@ package enum POSIX {
                 if result == -1 { throw SystemCallError("fchmod", path: temporaryPath, errno: code) }
             }
             try writeAll(bytes, to: descriptor, name: temporaryPath)
-            let (syncResult, syncError) = retrying { fsync(descriptor) }
-            if syncResult == -1 { throw SystemCallError("fsync", path: temporaryPath, errno: syncError) }
+            if synchronizes {
+                let (syncResult, syncError) = retrying { fsync(descriptor) }
+                if syncResult == -1 { throw SystemCallError("fsync", path: temporaryPath, errno: syncError) }
+            }
             var info = stat()
             let (statResult, statError) = retrying { fstat(descriptor, &info) }
             if statResult == -1 { throw SystemCallError("fstat", path: temporaryPath, errno: statError) }
@@ -317,7 +322,7 @@ package enum POSIX {
             let (renameResult, renameError) = retrying { rename(temporaryPath, path) }
             if renameResult == -1 { throw SystemCallError("rename", path: path, errno: renameError) }
             do {
-                try syncDirectory(directory)
+                if synchronizes { try syncDirectory(directory) }
             } catch  where directorySyncIsRequired {
                 throw error
             } catch {}

@@ -91,4 +91,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: file))
         #expect(again.revision == 9)
     }
+
+    @Test func aStartRebuildsTheMergedFilesFromTheDurableState() throws {
+        var mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
+        _ = try mirror.prepare()
+        _ = try mirror.apply([try put(.all, .forced, ["k": "policy"], revision: 2)], revision: 2)
+        let merged = try paths.path(for: DomainID(app, scope: .fleetForced))
+        let sources = try #require(paths.fleetSourcesPath(for: DomainID(app, scope: .fleetForced)))
+
+        // As a crash can leave them (they are not fsynced): torn, and missing; a stale file of a domain no longer
+        // managed too.
+        try Data("bplist00 torn".utf8).write(to: URL(fileURLWithPath: merged))
+        try FileManager.default.removeItem(atPath: sources)
+        let stale = try paths.path(for: DomainID(try DomainName("com.example.Gone"), scope: .fleetForced))
+        try Data(PlistSerialization.encode(.dictionary(["k": "old"]), format: .binary)).write(
+            to: URL(fileURLWithPath: stale))
+
+        var restarted = try FleetMirror(paths: paths, layout: layout, groups: [])
+        #expect(try restarted.prepare() == nil)
+        #expect(store().effectiveValue(forKey: "k", in: SearchList(domain: app, includesGlobal: false)) == "policy")
+        #expect(FileManager.default.fileExists(atPath: sources))
+        #expect(!FileManager.default.fileExists(atPath: stale))
+    }
 }
