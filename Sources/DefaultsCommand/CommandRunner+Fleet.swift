@@ -206,6 +206,10 @@ extension CommandRunner {
             }
         }
         lines.append("refused values: \(status.refusedValues)")
+        if let user = status.roamingUser {
+            lines.append("roaming: \(status.roamingDomains.joined(separator: ", ")) as \(user)")
+            lines.append("roaming changes waiting: \(status.roamingPending)")
+        }
         lines.append("cache: \(status.cacheDirectory)")
         return lines
     }

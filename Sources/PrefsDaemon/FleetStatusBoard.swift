@@ -50,6 +50,15 @@ final class FleetStatusBoard: Sendable {
         }
     }
 
+    /// Records the roaming domains, their etcd name, and how many local changes wait to be pushed.
+    func roaming(user: String, domains: [String], pending: Int) {
+        current.withLock { status in
+            status.roamingUser = user
+            status.roamingDomains = domains
+            status.roamingPending = UInt64(pending)
+        }
+    }
+
     /// Records a failure: the daemon is offline and serves the cached policy until a watch is established again.
     func failed(_ message: String, endpoint: String) {
         let date = POSIX.currentTimeSince1970()

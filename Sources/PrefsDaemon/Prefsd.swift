@@ -129,7 +129,8 @@ public enum Prefsd {
                 services.append(
                     .init(
                         service: RoamingService(
-                            settings: fleet, paths: paths, store: store, logger: Logger(label: "prefsd.roaming"))))
+                            settings: fleet, paths: paths, store: store, logger: Logger(label: "prefsd.roaming"),
+                            board: fleetStatus)))
             }
         }
         let group = ServiceGroup(

@@ -21,6 +21,8 @@ struct RoamingService: Service {
     let paths: StorePaths
     let store: PreferencesStore
     let logger: Logger
+    /// Where the count of changes waiting to be pushed is shown (`defaults fleet status`).
+    let board: FleetStatusBoard
 
     /// What the synchronizer acts on, in order.
     enum Input: Sendable {
@@ -173,6 +175,7 @@ struct RoamingService: Service {
                 }
                 replicas[domain] = replica
             }
+            report()
         }
 
         mutating func run(_ inputs: AsyncStream<Input>) async {
@@ -332,6 +335,13 @@ struct RoamingService: Service {
                 logger.error("\(error.message)")
             }
             replicas[replica.domain] = replica
+            report()
+        }
+
+        func report() {
+            service.board.roaming(
+                user: service.settings.roamingUser, domains: service.settings.roamingDomains.map(\.rawValue),
+                pending: replicas.values.reduce(0) { $0 + $1.pending.count })
         }
     }
 }

@@ -6,7 +6,9 @@ import PrefsPlist
 /// optional: the etcd member watched or last tried), `revision` (integer: the last etcd revision applied, 0 before
 /// the first), `latestRevision` (integer, optional: the newest revision etcd reported in a response header or watch
 /// event), `lastError` (string, optional) and `lastErrorDate` (date, optional: when it happened), `refusedValues`
-/// (integer: values from etcd refused since the daemon started) and `cacheDirectory` (string).
+/// (integer: values from etcd refused since the daemon started) and `cacheDirectory` (string); with roaming user
+/// domains, `roamingUser` (string), `roamingDomains` (array of strings) and `roamingPending` (integer: local changes
+/// not yet pushed to etcd).
 public struct WireFleetStatus: Sendable, Hashable {
     /// How the daemon stands with etcd.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -34,6 +36,12 @@ public struct WireFleetStatus: Sendable, Hashable {
     public var refusedValues: UInt64
     /// The fleet cache directory.
     public var cacheDirectory: String
+    /// The name the user's roaming domains are kept under in etcd, when any domain roams.
+    public var roamingUser: String?
+    /// The user domains that roam (empty: none).
+    public var roamingDomains: [String] = []
+    /// How many local changes of roaming domains wait to be pushed to etcd.
+    public var roamingPending: UInt64 = 0
 
     /// Creates a fleet status.
     /// - Parameters:
@@ -75,6 +83,11 @@ public struct WireFleetStatus: Sendable, Hashable {
         dictionary.setIfPresent("lastErrorDate", lastErrorDate.map(PlistValue.date))
         dictionary["refusedValues"] = .unsigned(refusedValues)
         dictionary["cacheDirectory"] = .string(cacheDirectory)
+        if let roamingUser {
+            dictionary["roamingUser"] = .string(roamingUser)
+            dictionary["roamingDomains"] = .strings(roamingDomains)
+            dictionary["roamingPending"] = .unsigned(roamingPending)
+        }
     }
 
     static func decode(from fields: inout WireFields) throws(WireError) -> WireFleetStatus {
@@ -87,10 +100,14 @@ public struct WireFleetStatus: Sendable, Hashable {
         guard let applied = try fields.optionalInt64("revision", in: revisions) else {
             throw WireError.badField(fields.path(of: "revision"), "is missing")
         }
-        return WireFleetStatus(
+        var status = WireFleetStatus(
             state: state, endpoint: try fields.optionalString("endpoint"), appliedRevision: applied,
             latestRevision: try fields.optionalInt64("latestRevision", in: revisions),
             lastError: try fields.optionalString("lastError"), lastErrorDate: try fields.optionalDate("lastErrorDate"),
             refusedValues: try fields.uint64("refusedValues"), cacheDirectory: try fields.string("cacheDirectory"))
+        status.roamingUser = try fields.optionalString("roamingUser")
+        status.roamingDomains = try fields.optionalStringArray("roamingDomains") ?? []
+        status.roamingPending = try fields.optionalUInt64("roamingPending") ?? 0
+        return status
     }
 }

@@ -31,4 +31,16 @@ import Testing
                 "refused values: 2", "cache: /p/Fleet",
             ])
     }
+
+    @Test func roamingShowsItsDomainsAndWhatWaits() {
+        var status = WireFleetStatus(state: .connected, appliedRevision: 3, cacheDirectory: "/p/Fleet")
+        status.roamingUser = "ada"
+        status.roamingDomains = ["com.example.Editor", "NSGlobalDomain"]
+        status.roamingPending = 2
+        #expect(
+            CommandRunner.fleetStatusLines(status) == [
+                "state: connected", "revision: 3", "refused values: 0",
+                "roaming: com.example.Editor, NSGlobalDomain as ada", "roaming changes waiting: 2", "cache: /p/Fleet",
+            ])
+    }
 }

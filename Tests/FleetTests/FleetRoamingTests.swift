@@ -104,6 +104,10 @@ extension FleetClusterTests {
         try Self.edit(desktop, ["write", Self.editor, "Later", "desktop"])
         #expect(try laptop.read(Self.editor, "OnlyDesktop") == nil, "the partition holds")
         #expect(try desktop.read(Self.editor, "OnlyLaptop") == nil, "the partition holds")
+        // Four changes wait (the last is counted once the push in flight has failed).
+        try waitUntil("four roaming changes waiting on the desktop") {
+            try Self.status(of: desktop).contains("roaming: \(Self.editor) as ada\nroaming changes waiting: 4\n")
+        }
 
         // The network is back: each key takes its newest value on both hosts.
         try namespace.heal()
@@ -113,6 +117,9 @@ extension FleetClusterTests {
                 "Font": "Mono", "Shared": "laptop", "Later": "desktop", "OnlyDesktop": "desktop",
                 "OnlyLaptop": "laptop", "Obsolete": nil,
             ])
+        try waitUntil("nothing left to push") {
+            try Self.status(of: desktop).contains("roaming changes waiting: 0\n")
+        }
     }
 
     @Test func roamingNeedsTheUsersReadWriteGrant() throws {

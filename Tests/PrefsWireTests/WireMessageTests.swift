@@ -127,6 +127,7 @@ import Testing
                 state: .offline, endpoint: "http://10.0.0.5:2379", appliedRevision: 42, latestRevision: Int64.max,
                 lastError: "no etcd endpoint answered", lastErrorDate: PlistDate(secondsSince1970: 1_790_000_000.5),
                 refusedValues: UInt64.max, cacheDirectory: "/p/Fleet")),
+        .fleetStatus(WireFleetStatus.roaming),
     ]
 
     static let errors: [WireError] = [
@@ -466,5 +467,16 @@ import Testing
         #expect(
             Set(Self.operations.filter(\.isWrite).map(\.name))
                 == [.set, .setMany, .remove, .writeDomain, .removeDomain])
+    }
+}
+
+extension WireFleetStatus {
+    /// A status with roaming domains, some changes waiting.
+    static var roaming: WireFleetStatus {
+        var status = WireFleetStatus(state: .connected, appliedRevision: 3, cacheDirectory: "/p/Fleet")
+        status.roamingUser = "ada"
+        status.roamingDomains = ["com.example.Editor", "NSGlobalDomain"]
+        status.roamingPending = 2
+        return status
     }
 }
