@@ -185,7 +185,9 @@ struct RoamingService: Service {
             for await input in inputs {
                 switch input {
                 case .local(let domain):
-                    if takeLocal(domain) { await push(domain) }
+                    // While a retry is scheduled etcd was out of reach: the edit waits with the others rather than
+                    // costing a request timeout of its own.
+                    if takeLocal(domain), retry == nil { await push(domain) }
                 case .remote(let domain, let version):
                     takeRemote(domain, version)
                     await push(domain)
