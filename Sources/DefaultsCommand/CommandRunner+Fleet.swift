@@ -38,9 +38,19 @@ extension CommandRunner {
                 credentials = EtcdCredentials(
                     user: user, password: try EtcdCredentials.readPassword(fromFile: passwordFile))
             }
+            let endpoints = try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) }
+            let files = EtcdTLSConfiguration(
+                caFile: variables["PREFERENCES_FLEET_CA_FILE"],
+                certificateFile: variables["PREFERENCES_FLEET_CERTIFICATE_FILE"],
+                keyFile: variables["PREFERENCES_FLEET_KEY_FILE"])
+            guard (files.certificateFile == nil) == (files.keyFile == nil) else {
+                throw EtcdError(
+                    .invalidArgument,
+                    "fleet needs PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE together")
+            }
             client = EtcdClient(
-                endpoints: try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) },
-                credentials: credentials)
+                endpoints: endpoints, credentials: credentials,
+                tls: try EtcdTLSContext.forEndpoints(endpoints, configuration: files))
             layout = try FleetKeyLayout(
                 prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
         } catch {
