@@ -39,10 +39,11 @@ extension CommandRunner {
                     user: user, password: try EtcdCredentials.readPassword(fromFile: passwordFile))
             }
             let endpoints = try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) }
+            // An empty variable is an unset one, as for the user and the password file.
+            func path(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
             let files = EtcdTLSConfiguration(
-                caFile: variables["PREFERENCES_FLEET_CA_FILE"],
-                certificateFile: variables["PREFERENCES_FLEET_CERTIFICATE_FILE"],
-                keyFile: variables["PREFERENCES_FLEET_KEY_FILE"])
+                caFile: path("PREFERENCES_FLEET_CA_FILE"), certificateFile: path("PREFERENCES_FLEET_CERTIFICATE_FILE"),
+                keyFile: path("PREFERENCES_FLEET_KEY_FILE"))
             guard (files.certificateFile == nil) == (files.keyFile == nil) else {
                 throw EtcdError(
                     .invalidArgument,
