@@ -32,7 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // C shims: only PrefsPlist imports CPrefsXML2, only PrefsSystemd imports CPrefsSystemd.
+        // C shims: only PrefsPlist imports CPrefsXML2, only PrefsSystemd imports CPrefsSystemd, only PrefsFleet imports
+        // CPrefsOpenSSL (the system's OpenSSL for TLS to etcd, docs/FLEET.md "Transport").
         .systemLibrary(
             name: "CPrefsXML2",
             pkgConfig: "libxml-2.0",
@@ -42,6 +43,11 @@ let package = Package(
             name: "CPrefsSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPrefsOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
         ),
 
         // Modules, bottom up (docs/ARCHITECTURE.md).
@@ -107,7 +113,7 @@ let package = Package(
         .target(
             name: "PrefsFleet",
             dependencies: [
-                "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsFleetScope",
+                "CPrefsOpenSSL", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsFleetScope",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

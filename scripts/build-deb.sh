@@ -94,8 +94,8 @@ for script in postinst prerm postrm; do
     install -m 755 "packaging/debian/$script" "$root/DEBIAN/$script"
 done
 
-# Depends: the shared libraries prefsd links (libsystemd0, libxml2, libc6), with the versions their symbols need,
-# as dpkg-shlibdeps computes them; init-system-helpers for deb-systemd-helper --user (1.52 or later).
+# Depends: the shared libraries prefsd links (libsystemd0, libxml2, libssl3, libc6), with the versions their symbols
+# need, as dpkg-shlibdeps computes them; init-system-helpers for deb-systemd-helper --user (1.52 or later).
 mkdir -p "$work/source/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" > "$work/source/debian/control"
 shlibs="$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/prefsd" | sed -n 's/^shlibs:Depends=//p')"
@@ -103,7 +103,8 @@ shlibs="$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/prefsd" | sed -n
 depends="$shlibs, init-system-helpers (>= 1.52)"
 # Static-Built-Using: the Debian sources whose code the static executables contain (docs/PACKAGING.md).
 static_built_using="$(dpkg-query -W -f='${source:Package} (= ${source:Version})\n' \
-    libc6-dev libstdc++-12-dev libxml2-dev libicu-dev zlib1g-dev liblzma-dev | sort -u | paste -sd, | sed 's/,/, /g')"
+    libc6-dev libstdc++-12-dev libxml2-dev libicu-dev zlib1g-dev liblzma-dev libssl-dev |
+    sort -u | paste -sd, | sed 's/,/, /g')"
 
 installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)"
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer_name <$maintainer_email>|" \

@@ -95,11 +95,11 @@ for tool in defaults plutil; do
     fi
 done
 depends="$(dpkg-deb -f "$deb" Depends)"
-if [[ "$depends" == *libsystemd0* ]] && [[ "$depends" == *libxml2* ]] && [[ "$depends" == *libc6* ]] &&
-    [[ "$depends" == *init-system-helpers* ]]; then
+if [[ "$depends" == *libsystemd0* ]] && [[ "$depends" == *libxml2* ]] && [[ "$depends" == *libssl3* ]] &&
+    [[ "$depends" == *libc6* ]] && [[ "$depends" == *init-system-helpers* ]]; then
     pass "Depends: $depends"
 else
-    fail "Depends lacks libsystemd0, libxml2, libc6 or init-system-helpers: $depends"
+    fail "Depends lacks libsystemd0, libxml2, libssl3, libc6 or init-system-helpers: $depends"
 fi
 unresolved="$(ldd "$root/usr/bin/prefsd" | grep -E "not found|libswift" || true)"
 if [ -z "$unresolved" ]; then

@@ -252,6 +252,11 @@ package struct Verb: Sendable {
                     + "and PREFERENCES_FLEET_PASSWORD_FILE the file holding its password, which must be readable by "
                     + "its owner only. A write the user's roles do not allow fails with permission denied, naming the "
                     + "key and the user, and changes nothing.",
+                "With https:// endpoints the connection is TLS (1.2 or later) and the members' certificates are "
+                    + "verified: PREFERENCES_FLEET_CA_FILE names the CA certificates (PEM) that sign them (default: "
+                    + "the system's), PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE a client "
+                    + "certificate and its unencrypted key (PEM, readable by its owner only), for a cluster that "
+                    + "requires one. The endpoints are all http:// or all https://.",
                 "status asks this host's prefsd (it needs no endpoints, and fails when prefsd is not running) and "
                     + "prints its fleet state as name: value lines: the state (connecting, connected or offline, or "
                     + "not in a fleet), the etcd endpoint, the last etcd revision applied, the newest revision etcd "

@@ -38,9 +38,20 @@ extension CommandRunner {
                 credentials = EtcdCredentials(
                     user: user, password: try EtcdCredentials.readPassword(fromFile: passwordFile))
             }
+            let endpoints = try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) }
+            // An empty variable is an unset one, as for the user and the password file.
+            func path(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+            let files = EtcdTLSConfiguration(
+                caFile: path("PREFERENCES_FLEET_CA_FILE"), certificateFile: path("PREFERENCES_FLEET_CERTIFICATE_FILE"),
+                keyFile: path("PREFERENCES_FLEET_KEY_FILE"))
+            guard (files.certificateFile == nil) == (files.keyFile == nil) else {
+                throw EtcdError(
+                    .invalidArgument,
+                    "fleet needs PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE together")
+            }
             client = EtcdClient(
-                endpoints: try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) },
-                credentials: credentials)
+                endpoints: endpoints, credentials: credentials,
+                tls: try EtcdTLSContext.forEndpoints(endpoints, configuration: files))
             layout = try FleetKeyLayout(
                 prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
         } catch {

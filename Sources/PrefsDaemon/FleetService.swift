@@ -45,7 +45,7 @@ struct FleetService: Service {
 
     func run() async throws {
         let mirror = Replica(prepared)
-        let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials)
+        let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
         let revision = mirror.state.withLock { $0.revision }
         logger.info(
             "joining the fleet",

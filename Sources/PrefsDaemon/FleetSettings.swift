@@ -9,7 +9,7 @@ import PrefsStore
 ///
 /// | key | type | default | |
 /// |---|---|---|---|
-/// | `FleetEndpoints` | array of strings (or one string, comma-separated) | none | etcd client URLs, `http://host:port`. |
+/// | `FleetEndpoints` | array of strings (or one string, comma-separated) | none | etcd client URLs, `http[s]://host:port`. |
 /// | `FleetPrefix` | string | `/preferences/` | The key prefix of the fleet's data in etcd. |
 /// | `FleetGroups` | array of strings | none | The groups this host belongs to; the first listed wins. |
 /// | `FleetMaxValueBytes` | integer, 1024–16777216 | 1048576 | The largest managed domain accepted from etcd. |
@@ -17,6 +17,9 @@ import PrefsStore
 /// | `FleetPasswordFile` | string | none | The file holding that user's password, readable by its owner only. |
 /// | `FleetRoamingDomains` | array of strings | none | The user's domains that roam between the user's hosts. |
 /// | `FleetRoamingUser` | string | the login name | The name the roaming domains are kept under in etcd. |
+/// | `FleetCAFile` | string | the system's CAs | For `https://`: the CA certificates (PEM) that sign the members'. |
+/// | `FleetCertificateFile` | string | none | For `https://`: this host's client certificate (PEM). |
+/// | `FleetKeyFile` | string | none | Its private key (PEM), readable by its owner only; with `FleetCertificateFile`. |
 package struct FleetSettings: Sendable, Equatable {
     /// The cluster's client URLs.
     package var endpoints: [EtcdEndpoint]
@@ -32,13 +35,15 @@ package struct FleetSettings: Sendable, Equatable {
     package var roamingDomains: [DomainName] = []
     /// The name the roaming domains are kept under: `<prefix>users/<roamingUser>/`.
     package var roamingUser: String = ""
+    /// For `https://` endpoints, the CAs and the client certificate, read; `nil` for `http://` ones.
+    package var tls: EtcdTLSContext?
 
     /// Reads the fleet settings from the `prefsd` domain's values.
     /// - Parameters:
     ///   - values: The effective values.
     ///   - warn: Receives one sentence per setting ignored, naming the key and why.
     ///   - refuse: Receives the sentence saying why the fleet is not joined although it is configured: the
-    ///     credentials cannot be used (a password file missing, or open to others).
+    ///     credentials cannot be used (a password file missing, or open to others), nor the TLS files.
     /// - Returns: The settings, or `nil` when no endpoint is configured (or none is valid), or the credentials
     ///   cannot be used: no fleet.
     package static func read(
@@ -127,9 +132,32 @@ package struct FleetSettings: Sendable, Equatable {
                     + "together; no fleet is joined")
             return nil
         }
+        // TLS files, read now: one that cannot be used refuses the fleet, as a password file does.
+        var files = EtcdTLSConfiguration()
+        let fileKeys: [(String, WritableKeyPath<EtcdTLSConfiguration, String?>)] = [
+            ("FleetCAFile", \.caFile), ("FleetCertificateFile", \.certificateFile), ("FleetKeyFile", \.keyFile),
+        ]
+        for (key, file) in fileKeys where values[key] != nil {
+            guard case .string(let path)? = values[key], !path.isEmpty else {
+                refuse("setting \(key) of domain prefsd must be a file path; no fleet is joined")
+                return nil
+            }
+            files[keyPath: file] = path
+        }
+        guard (files.certificateFile == nil) == (files.keyFile == nil) else {
+            refuse("settings FleetCertificateFile and FleetKeyFile of domain prefsd go together; no fleet is joined")
+            return nil
+        }
+        let tls: EtcdTLSContext?
+        do {
+            tls = try EtcdTLSContext.forEndpoints(endpoints, configuration: files)
+        } catch {
+            refuse("fleet TLS settings of domain prefsd: \(error.message); no fleet is joined")
+            return nil
+        }
         var settings = FleetSettings(
-            endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes, credentials: credentials
-        )
+            endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes,
+            credentials: credentials, tls: tls)
         settings.readRoaming(values, warn: warn)
         return settings
     }

@@ -19,6 +19,9 @@ package final class EtcdClient: Sendable {
     package let requestTimeout: Duration
     /// The user and password, or `nil` for a cluster without authentication.
     package let credentials: EtcdCredentials?
+    /// The TLS context of `https://` endpoints (``EtcdTLSContext/forEndpoints(_:configuration:)``); `nil` for the
+    /// system's CA certificates and no client certificate.
+    package let tls: EtcdTLSContext?
     private let transport: EtcdHTTPTransport
     private let preferred = Atomic<Int>(0)
     /// The token of the last authentication, `nil` until then and after etcd refused it.
@@ -28,15 +31,18 @@ package final class EtcdClient: Sendable {
     /// - Parameters:
     ///   - endpoints: At least one member's client URL.
     ///   - credentials: The user and password, or `nil` for a cluster without authentication.
+    ///   - tls: The TLS context for `https://` endpoints, or `nil` for the system's CA certificates.
     ///   - requestTimeout: How long one unary request may take.
     package init(
-        endpoints: [EtcdEndpoint], credentials: EtcdCredentials? = nil, requestTimeout: Duration = .seconds(5)
+        endpoints: [EtcdEndpoint], credentials: EtcdCredentials? = nil, tls: EtcdTLSContext? = nil,
+        requestTimeout: Duration = .seconds(5)
     ) {
         precondition(!endpoints.isEmpty, "an etcd client needs at least one endpoint")
         self.endpoints = endpoints
         self.credentials = credentials
+        self.tls = tls
         self.requestTimeout = requestTimeout
-        self.transport = EtcdHTTPTransport()
+        self.transport = EtcdHTTPTransport(tls: tls)
     }
 
     /// The endpoint unary requests try first.

@@ -1,5 +1,3 @@
-import PrefsPOSIX
-
 /// A user name and password for etcd's authentication (`/v3/auth/authenticate`), with the reading of a password
 /// file that prefsd's `FleetPasswordFile` and `defaults fleet`'s `PREFERENCES_FLEET_PASSWORD_FILE` share.
 package struct EtcdCredentials: Sendable, Equatable, CustomStringConvertible {
@@ -28,24 +26,7 @@ package struct EtcdCredentials: Sendable, Equatable, CustomStringConvertible {
     /// - Returns: The password.
     /// - Throws: ``EtcdError`` with code `invalidArgument`, naming the file and the problem.
     package static func readPassword(fromFile path: String) throws(EtcdError) -> String {
-        let contents: FileContents
-        do {
-            contents = try POSIX.readFile(
-                path, maxBytes: maxPasswordFileBytes, regularFileOnly: true, followsSymbolicLinks: true)
-        } catch {
-            throw EtcdError(.invalidArgument, "cannot read the etcd password file: \(error.message)")
-        }
-        let mode = contents.status.permissions & 0o777
-        guard mode & 0o077 == 0 else {
-            throw EtcdError(
-                .invalidArgument,
-                "the etcd password file \(path) is open to its group or to others (mode \(String(mode, radix: 8))); "
-                    + "it must be readable by its owner only (chmod 600)")
-        }
-        guard var bytes = contents.bytes else {
-            throw EtcdError(
-                .invalidArgument, "the etcd password file \(path) is larger than \(maxPasswordFileBytes) bytes")
-        }
+        var bytes = try EtcdFile.read(path, what: "etcd password file", maxBytes: maxPasswordFileBytes, isSecret: true)
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         guard !bytes.isEmpty else { throw EtcdError(.invalidArgument, "the etcd password file \(path) is empty") }

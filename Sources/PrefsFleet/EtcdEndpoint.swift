@@ -1,24 +1,25 @@
-/// One etcd member's client URL, as `http://host:port` (or `host:port`).
-///
-/// Only plain HTTP is accepted for now: an `https://` URL is refused with a message saying TLS is not built in yet
-/// (docs/FLEET.md, "Transport").
+/// One etcd member's client URL, as `http://host:port`, `https://host:port` (TLS, docs/FLEET.md, "Transport") or
+/// `host:port` (plain HTTP).
 package struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The host name or IP address.
     package var host: String
     /// The TCP port.
     package var port: Int
+    /// Whether the member is reached over TLS (`https://`).
+    package var isSecure: Bool
 
     /// Parses an endpoint.
-    /// - Parameter text: `http://127.0.0.1:2379`, `127.0.0.1:2379`, `http://[::1]:2379`.
+    /// - Parameter text: `http://127.0.0.1:2379`, `https://etcd1.example.com:2379`, `127.0.0.1:2379`,
+    ///   `http://[::1]:2379`.
     /// - Throws: ``EtcdError`` with code `invalidArgument` naming the text and the problem.
     package init(_ text: String) throws(EtcdError) {
         var rest = Substring(text)
-        if rest.hasPrefix("https://") {
-            throw EtcdError(
-                .invalidArgument,
-                "etcd endpoint \(text): TLS (https) is not supported yet; use http:// on a trusted network")
+        isSecure = rest.hasPrefix("https://")
+        if isSecure {
+            rest = rest.dropFirst("https://".count)
+        } else if rest.hasPrefix("http://") {
+            rest = rest.dropFirst("http://".count)
         }
-        if rest.hasPrefix("http://") { rest = rest.dropFirst("http://".count) }
         while rest.hasSuffix("/") { rest = rest.dropLast() }
         let hostPart: Substring
         let portPart: Substring
@@ -49,8 +50,9 @@ package struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    /// `http://host:port`.
+    /// `http://host:port` or `https://host:port`.
     package var description: String {
-        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        let scheme = isSecure ? "https" : "http"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
 }

@@ -22,6 +22,9 @@ package struct EtcdError: Error, Sendable, CustomStringConvertible {
         case unauthenticated
         /// The user's roles do not allow the operation on the key (etcd's "permission denied").
         case permissionDenied
+        /// The TLS handshake or session failed: the server's certificate was not verified, or the server refused
+        /// ours.
+        case tlsFailed
     }
 
     /// What kind of failure.

@@ -10,9 +10,11 @@ import NIOPosix
 /// a streaming response read one JSON object at a time.
 ///
 /// One connection per unary request keeps the transport simple and stateless (a broken member costs nothing to
-/// forget); the watch, the only hot path, is one long-lived connection. TLS goes in ``connect(to:)``: a
-/// `NIOSSLClientHandler` first in the pipeline is all that changes (docs/FLEET.md, "Transport").
+/// forget); the watch, the only hot path, is one long-lived connection. For an `https://` endpoint ``connect(to:)``
+/// puts a ``TLSClientHandler`` first in the pipeline (docs/FLEET.md, "Transport").
 struct EtcdHTTPTransport: Sendable {
+    /// The TLS context for `https://` endpoints; `nil` for the system's CA certificates and no client certificate.
+    var tls: EtcdTLSContext?
     /// How long a connection may take to open.
     var connectTimeout: TimeAmount = .seconds(2)
     /// The largest response body read whole (range reads of every managed domain): etcd's own request limit is
@@ -69,7 +71,7 @@ struct EtcdHTTPTransport: Sendable {
             throw EtcdError(.unavailable, "cannot connect to etcd at \(endpoint): \(error)")
         }
         try await connection.executeThenClose { inbound, outbound in
-            try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound)
+            try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound, inbound)
             var splitter = JSONObjectSplitter()
             var status: HTTPResponseStatus = .ok
             var errorBody: [UInt8] = []
@@ -97,8 +99,23 @@ struct EtcdHTTPTransport: Sendable {
         _ path: String, body: [UInt8], endpoint: EtcdEndpoint, authorization: String?
     ) async throws -> [UInt8] {
         let connection = try await connect(to: endpoint)
-        return try await connection.executeThenClose { inbound, outbound in
-            try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound)
+        do {
+            return try await exchange(path, body: body, endpoint: endpoint, authorization: authorization, connection)
+        } catch let error as EtcdError {
+            throw error
+        } catch {
+            throw EtcdError(
+                .unavailable,
+                "the connection to etcd at \(endpoint) broke before it answered \(path): \(error)"
+                    + Self.plainHint(endpoint))
+        }
+    }
+
+    private func exchange(
+        _ path: String, body: [UInt8], endpoint: EtcdEndpoint, authorization: String?, _ connection: Connection
+    ) async throws -> [UInt8] {
+        try await connection.executeThenClose { inbound, outbound in
+            try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound, inbound)
             var status: HTTPResponseStatus = .ok
             var response: [UInt8] = []
             for try await part in inbound {
@@ -117,24 +134,50 @@ struct EtcdHTTPTransport: Sendable {
                     return response
                 }
             }
-            throw EtcdError(.unavailable, "etcd at \(endpoint) closed the connection before answering \(path)")
+            throw EtcdError(
+                .unavailable,
+                "etcd at \(endpoint) closed the connection before answering \(path)" + Self.plainHint(endpoint))
         }
     }
 
+    /// A member serving TLS closes or resets a plain HTTP connection without a word: the likely mistake, named.
+    private static func plainHint(_ endpoint: EtcdEndpoint) -> String {
+        endpoint.isSecure ? "" : " (if the member serves TLS, its endpoint is https://)"
+    }
+
     private func connect(to endpoint: EtcdEndpoint) async throws -> Connection {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let tls = endpoint.isSecure ? try self.tls ?? EtcdTLSContext.systemDefault.get() : nil
+        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .keepingAlive(Self.keepalive)
             .connect(host: endpoint.host, port: endpoint.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(TLSClientHandler(tls: tls, endpoint: endpoint))
+                    }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     return try Connection(wrappingChannelSynchronously: channel)
                 }
             }
     }
 
+    /// Sends the request. When the connection closes before it is sent, the error is the one the pipeline raised
+    /// (a TLS failure says why the handshake failed), if any, rather than the write's "I/O on closed channel".
     private func send(
+        _ path: String, body: [UInt8], endpoint: EtcdEndpoint, authorization: String?,
+        _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
+        _ inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>
+    ) async throws {
+        do {
+            try await write(path, body: body, endpoint: endpoint, authorization: authorization, outbound)
+        } catch {
+            for try await _ in inbound {}
+            throw error
+        }
+    }
+
+    private func write(
         _ path: String, body: [UInt8], endpoint: EtcdEndpoint, authorization: String?,
         _ outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
     ) async throws {

@@ -4,6 +4,9 @@ import PrefsTestSupport
 /// A real etcd cluster of three members on loopback ports chosen for this test, in a temporary directory: started,
 /// killed and restarted member by member. Skips are not taken: without Debian's `etcd-server` the tests fail and
 /// say to install it (scripts/install-deps.sh does).
+///
+/// With ``TestCertificates`` the client URLs are `https://` and require a client certificate signed by their CA
+/// (`--client-cert-auth`); `etcdctl` presents the test's client certificate. The peers stay plain HTTP.
 final class EtcdCluster: @unchecked Sendable {
     static let executable = "/usr/bin/etcd"
     static let controller = "/usr/bin/etcdctl"
@@ -17,13 +20,19 @@ final class EtcdCluster: @unchecked Sendable {
     private var controlUser: String?
     /// Arguments every member gets besides the cluster's own.
     private let extraArguments: [String]
+    /// The certificates of TLS on the client URLs, or `nil` for plain HTTP.
+    let certificates: TestCertificates?
 
     /// Whether members listen for clients on every address (`0.0.0.0`), so that hosts in network namespaces reach
     /// them through a veth pair; they advertise loopback all the same.
     private let listensOnAllAddresses: Bool
 
-    init(size: Int = 3, extraArguments: [String] = [], listensOnAllAddresses: Bool = false) throws {
+    init(
+        size: Int = 3, extraArguments: [String] = [], certificates: TestCertificates? = nil,
+        listensOnAllAddresses: Bool = false
+    ) throws {
         self.extraArguments = extraArguments
+        self.certificates = certificates
         self.listensOnAllAddresses = listensOnAllAddresses
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw TestFailure("\(Self.executable) is missing: install etcd-server (scripts/install-deps.sh)")
@@ -41,8 +50,8 @@ final class EtcdCluster: @unchecked Sendable {
         for member in members { member?.kill() }
     }
 
-    /// The client URLs, `http://127.0.0.1:<port>`.
-    var endpoints: [String] { clientPorts.map { "http://127.0.0.1:\($0)" } }
+    /// The client URLs, `http://127.0.0.1:<port>` (`https://` with TLS).
+    var endpoints: [String] { clientPorts.map { "\(certificates == nil ? "http" : "https")://127.0.0.1:\($0)" } }
 
     /// Starts (or restarts, keeping its data) member `index`.
     func start(_ index: Int) throws {
@@ -57,9 +66,18 @@ final class EtcdCluster: @unchecked Sendable {
                 "--initial-advertise-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
                 "--initial-cluster", cluster, "--initial-cluster-token", token, "--initial-cluster-state", "new",
                 "--heartbeat-interval", "50", "--election-timeout", "500", "--logger", "zap", "--log-level", "error",
-            ] + extraArguments
+            ] + tlsArguments + extraArguments
         members[index] = try SpawnedProcess(
             Self.executable, arguments, environment: [:], logDirectory: directory.path)
+    }
+
+    /// The members' TLS options: their certificate, and client certificates required and checked against the CA.
+    private var tlsArguments: [String] {
+        guard let certificates else { return [] }
+        return [
+            "--cert-file", certificates.serverCertificate, "--key-file", certificates.serverKey,
+            "--trusted-ca-file", certificates.caFile, "--client-cert-auth",
+        ]
     }
 
     /// Kills member `index` (SIGKILL).
@@ -73,8 +91,12 @@ final class EtcdCluster: @unchecked Sendable {
     func control(_ arguments: [String]) throws -> BuiltProduct.Result {
         let running = members.indices.filter { members[$0] != nil }.map { endpoints[$0] }
         let user = controlUser.map { ["--user", $0] } ?? []
+        let tls =
+            certificates.map {
+                ["--cacert", $0.caFile, "--cert", $0.clientCertificate, "--key", $0.clientKey]
+            } ?? []
         let result = try BuiltProduct(path: Self.controller).run(
-            ["--endpoints", running.joined(separator: ","), "--command-timeout", "5s"] + user + arguments,
+            ["--endpoints", running.joined(separator: ","), "--command-timeout", "5s"] + user + tls + arguments,
             environment: ["ETCDCTL_API": "3"])
         guard result.status == 0 else { throw TestFailure("etcdctl \(arguments): \(result)") }
         return result

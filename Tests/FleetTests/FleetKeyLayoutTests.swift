@@ -41,7 +41,12 @@ import Testing
         #expect(try EtcdEndpoint("http://127.0.0.1:2379").description == "http://127.0.0.1:2379")
         #expect(try EtcdEndpoint("localhost:23790").port == 23790)
         #expect(try EtcdEndpoint("http://[::1]:2379").host == "::1")
-        for bad in ["https://h:1", "h", "h:0", "h:99999", "http://:80", "http://[::1"] {
+        let secure = try EtcdEndpoint("https://etcd1.example.com:2379/")
+        #expect(secure.isSecure && secure.host == "etcd1.example.com" && secure.port == 2379)
+        #expect(secure.description == "https://etcd1.example.com:2379")
+        #expect(try EtcdEndpoint("https://[::1]:2379").description == "https://[::1]:2379")
+        #expect(try !EtcdEndpoint("127.0.0.1:2379").isSecure)
+        for bad in ["https://http://h:1", "ftp://h:1", "h", "h:0", "h:99999", "http://:80", "http://[::1"] {
             #expect(throws: EtcdError.self) { try EtcdEndpoint(bad) }
         }
     }

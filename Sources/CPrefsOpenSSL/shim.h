@@ -1,0 +1,26 @@
+#ifndef CPREFS_OPENSSL_SHIM_H
+#define CPREFS_OPENSSL_SHIM_H
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
+/* OpenSSL's macros over SSL_CTX_ctrl and SSL_ctrl, which Swift cannot import, as functions. */
+
+static inline int CPrefsOpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
+    return (int)SSL_CTX_set_min_proto_version(context, version);
+}
+
+/* Takes ownership of the certificate on success. */
+static inline int CPrefsOpenSSL_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate) {
+    return (int)SSL_CTX_add_extra_chain_cert(context, certificate);
+}
+
+static inline int CPrefsOpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+#endif
