@@ -238,6 +238,15 @@ func metrics(port: Int) -> [String: String] {
     return values
 }
 
+/// The gRPC calls all members have started (`grpc_server_started_total`, every method; the JSON gateway's requests
+/// are among them).
+func grpcRequests() -> Int {
+    ports[0..<3].map { port in
+        metrics(port: port).filter { $0.key.hasPrefix("grpc_server_started_total") }.values.compactMap { Int($0) }
+            .reduce(0, +)
+    }.reduce(0, +)
+}
+
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
@@ -257,6 +266,8 @@ for (run, hostCount) in hostCounts.enumerated() {
 
     var hostLatencies: [Duration] = []
     var rawLatencies: [Duration] = []
+    let requestsBefore = grpcRequests()
+    let loopStarted = ContinuousClock.now
     for step in 1...Int64(changeCount) {
         let started = ContinuousClock.now
         let status = try SpawnedCommand(
@@ -277,6 +288,7 @@ for (run, hostCount) in hostCounts.enumerated() {
             rawLatencies.append(arrived - started)
         }
     }
+    let requestRate = Double(grpcRequests() - requestsBefore) / (milliseconds(ContinuousClock.now - loopStarted) / 1000)
     let hostSorted = hostLatencies.sorted()
     let rawSorted = rawLatencies.sorted()
     let resources = hosts.map(\.resources)
@@ -297,6 +309,7 @@ for (run, hostCount) in hostCounts.enumerated() {
             format: "%d hosts: prefsd RSS per host %.1f MB (mean), sockets per host %.1f",
             hostCount, Double(resources.map(\.rssKiB).reduce(0, +)) / Double(hostCount) / 1024,
             Double(resources.map(\.sockets).reduce(0, +)) / Double(hostCount))
-            + "; etcd member 0: \(watchers) watchers on \(streams) watch streams")
+            + "; etcd member 0: \(watchers) watchers on \(streams) watch streams; etcd, all members: "
+            + String(format: "%.0f requests/s", requestRate))
     raw.process.terminate()
 }
