@@ -5,9 +5,11 @@
 #
 #   Benchmarks/cli-defaults.sh [hyperfine options, e.g. --runs 300]
 #
-# Targets: `defaults read D k` <= `dconf read /D/k`, `defaults write D k v` <= 0.5 x `dconf write /D/k v`, and the
-# atomic `defaults write D list -array-add v` <= 0.5 x `dconf write` of the whole array (dconf has no append),
-# judged on the medians, which other load on the machine disturbs least; the means are printed too.
+# Targets (docs/BENCHMARKS.md): `defaults read D k` <= 0.5 x `dconf read /D/k` and <= 1.3 x the start of an empty
+# fully static Swift executable (the floor, built here and measured in the same hyperfine run), on the files and
+# through a running prefsd; `defaults write D k v` <= 0.3 x `dconf write /D/k v`; the atomic
+# `defaults write D list -array-add v` <= 0.5 x `dconf write` of the whole array (dconf has no append). Judged on
+# the medians, which other load on the machine disturbs least; the means are printed too.
 # Both tools are also measured writing a value that differs from the stored one (each run is prepared by writing
 # another value first), so that every measured write really replaces the file.
 # Needs: swift, hyperfine, dconf-cli, dbus, python3 (scripts/install-deps.sh --bench installs them).
@@ -18,8 +20,9 @@ for tool in swift hyperfine dconf dbus-run-session python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is missing; run scripts/install-deps.sh --bench" >&2; exit 1; }
 done
 
-# The fully static executable users get (scripts/build-release.sh; see docs/DEFAULTS.md).
-defaults="$(scripts/build-release.sh)/defaults"
+# The fully static executables users get (scripts/build-release.sh; see docs/DEFAULTS.md).
+bin="$(scripts/build-release.sh)"
+defaults="$bin/defaults"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/cli-defaults.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -27,7 +30,12 @@ mkdir -p "$work/home" "$work/runtime"
 chmod 700 "$work/runtime"
 export PREFERENCES_HOME="$work/prefs" PREFERENCES_SYSTEM_DIR="$work/system" PREFERENCES_DOMAINS_DIR="$work/domains"
 export PREFSD_SOCKET="$work/prefsd.socket" HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
-export XDG_RUNTIME_DIR="$work/runtime" DEFAULTS="$defaults" WORK="$work" HYPERFINE_OPTIONS="$*"
+export XDG_RUNTIME_DIR="$work/runtime" DEFAULTS="$defaults" PREFSD="$bin/prefsd" WORK="$work" HYPERFINE_OPTIONS="$*"
+
+# The floor: a Swift program that does nothing, linked as defaults is (fully static).
+echo "" > "$work/empty.swift"
+swiftc -O -static-executable "$work/empty.swift" -o "$work/empty" 2> >(grep -v "statically linked" >&2 || true)
+export EMPTY="$work/empty"
 
 # Runs inside the private session bus; dconf-service is started by the bus on the first write.
 cat > "$work/run.sh" <<'SCRIPT'
@@ -41,7 +49,18 @@ read -r -a extra <<< "$HYPERFINE_OPTIONS"
 options=(-N --warmup 5 --style basic "${extra[@]}")
 hyperfine "${options[@]}" --export-json "$WORK/read.json" \
     -n "defaults read" "$DEFAULTS read com.example.Bench Key7" \
-    -n "dconf read" "dconf read /com/example/bench/key7"
+    -n "dconf read" "dconf read /com/example/bench/key7" \
+    -n "empty static Swift executable" "$EMPTY"
+# The same read through a running prefsd: the connection and its hello on top.
+"$PREFSD" 2> "$WORK/prefsd.log" &
+prefsd_pid=$!
+for _ in $(seq 100); do [ -S "$PREFSD_SOCKET" ] && break; sleep 0.05; done
+hyperfine "${options[@]}" --export-json "$WORK/read-daemon.json" \
+    -n "defaults read (through prefsd)" "$DEFAULTS read com.example.Bench Key7" \
+    -n "dconf read" "dconf read /com/example/bench/key7" \
+    -n "empty static Swift executable" "$EMPTY"
+kill -TERM "$prefsd_pid"
+wait "$prefsd_pid" || true
 hyperfine "${options[@]}" --export-json "$WORK/write.json" \
     -n "defaults write" "$DEFAULTS write com.example.Bench Key7 dark" \
     -n "dconf write" "dconf write /com/example/bench/key7 \"'dark'\""
@@ -67,17 +86,23 @@ def cell(r):
     return (f"{r['mean'] * 1000:.2f} ± {r['stddev'] * 1000:.2f} | {r['median'] * 1000:.2f} | {r['min'] * 1000:.2f} "
             f"| {(r['user'] + r['system']) * 1000:.2f}")
 print()
-print("Times in ms: mean ± σ | median | min | CPU (user + system). The ratio is defaults / dconf, of the medians")
+print("Times in ms: mean ± σ | median | min | CPU (user + system). The ratio is defaults / dconf (or / the floor), of the medians")
 print("(robust to other load on the machine) and of the means.")
 print()
 print("| operation | tool | mean ± σ | median | min | CPU | ratio (median, mean) | target |")
 print("|---|---|---|---|---|---|---|---|")
-for name, label, target in [("read", "read D k", 1.0), ("write", "write D k v", 0.5),
+def verdict(median, target):
+    return "" if target is None else ("met" if median <= target else "missed") + f" (<= {target})"
+for name, label, target in [("read", "read D k, files", 0.5), ("read-daemon", "read D k, through prefsd", 0.5),
+                            ("write", "write D k v", 0.3),
                             ("append", "write D list -array-add v (dconf: write the whole array)", 0.5),
                             ("change", "write D k v, changed value", None)]:
-    ours, theirs = results(name)
+    ours, theirs, *floor = results(name)
     median, mean = ours["median"] / theirs["median"], ours["mean"] / theirs["mean"]
-    verdict = "" if target is None else ("met" if median <= target else "missed") + f" (<= {target})"
-    print(f"| {label} | defaults | {cell(ours)} | {median:.2f}, {mean:.2f} | {verdict} |")
+    print(f"| {label} | defaults | {cell(ours)} | {median:.2f}, {mean:.2f} | {verdict(median, target)} |")
     print(f"| | dconf | {cell(theirs)} | | |")
+    if floor:
+        over = ours["median"] / floor[0]["median"]
+        print(f"| | empty static Swift executable (floor) | {cell(floor[0])} | {over:.2f} (defaults / floor) "
+              f"| {verdict(over, 1.3)} |")
 EOF
