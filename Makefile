@@ -72,6 +72,7 @@ bench: deps
 	@scripts/install-deps.sh --bench
 	@scripts/build-release.sh >/dev/null
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+	cd Benchmarks && $(SWIFT) run -c release DaemonBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release FleetBenchmarks
 	@scripts/bench-plistlib.sh
 	@Benchmarks/cli-defaults.sh
