@@ -132,6 +132,8 @@ func threadCPUNanoseconds() -> Int {
 /// Foundation-free conversion for `setPersistentDomain`, which takes `[String: Any]`.
 enum AnyDictionary {
     static func from(_ values: PlistDictionary) -> [String: Any] {
-        values.mapValues { $0 as Any }
+        var result: [String: Any] = [:]
+        for (key, value) in values { result[key] = value }
+        return result
     }
 }
