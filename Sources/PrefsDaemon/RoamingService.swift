@@ -52,8 +52,13 @@ struct RoamingService: Service {
             return
         }
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+        // At most one `.local` per domain waits: a client making thousands of changes a second queues one look at the
+        // domain, not thousands (the look finds every change since).
+        let waitingLocal = WaitingDomains()
         let tokens = settings.roamingDomains.map { domain in
-            store.observe(.domain(DomainID(domain))) { _ in continuation.yield(.local(domain)) }
+            store.observe(.domain(DomainID(domain))) { _ in
+                if waitingLocal.mark(domain) { continuation.yield(.local(domain)) }
+            }
         }
         defer { for token in tokens { token.cancel() } }
         let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials)
@@ -68,7 +73,8 @@ struct RoamingService: Service {
                 group.addTask { await self.watch(client: client, continuation: continuation) }
                 group.addTask {
                     var synchronizer = Synchronizer(
-                        service: self, client: client, host: host, directory: directory, continuation: continuation)
+                        service: self, client: client, host: host, directory: directory, continuation: continuation,
+                        waitingLocal: waitingLocal)
                     await synchronizer.run(inputs)
                     synchronizer.cancelRetry()
                 }
@@ -144,12 +150,25 @@ struct RoamingService: Service {
         }
     }
 
+    /// The domains with a `.local` input waiting, shared by the store's observers and the synchronizer.
+    final class WaitingDomains: Sendable {
+        private let domains = Mutex<Set<DomainName>>([])
+
+        /// Marks a domain; `true` when it was not marked yet, and a `.local` must be sent.
+        func mark(_ domain: DomainName) -> Bool { domains.withLock { $0.insert(domain).inserted } }
+
+        /// Clears a domain's mark, before its `.local` is acted on.
+        func clear(_ domain: DomainName) { _ = domains.withLock { $0.remove(domain) } }
+    }
+
     /// Owns the replicas; runs on one task, so every change to them is in order.
     private struct Synchronizer {
         let service: RoamingService
         let client: EtcdClient
         let host: String
         let continuation: AsyncStream<Input>.Continuation
+        /// The domains with a `.local` waiting in the stream.
+        let waitingLocal: WaitingDomains
         var replicas: [DomainName: RoamingReplica] = [:]
         var pause = FleetService.backoff.first
         var retry: Task<Void, Never>?
@@ -159,12 +178,13 @@ struct RoamingService: Service {
 
         init(
             service: RoamingService, client: EtcdClient, host: String, directory: String,
-            continuation: AsyncStream<Input>.Continuation
+            continuation: AsyncStream<Input>.Continuation, waitingLocal: WaitingDomains
         ) {
             self.service = service
             self.client = client
             self.host = host
             self.continuation = continuation
+            self.waitingLocal = waitingLocal
             for domain in service.settings.roamingDomains {
                 var replica = RoamingReplica(
                     domain: domain,
@@ -185,6 +205,8 @@ struct RoamingService: Service {
             for await input in inputs {
                 switch input {
                 case .local(let domain):
+                    // Cleared before the look, so that a change made during it queues another.
+                    waitingLocal.clear(domain)
                     // While a retry is scheduled etcd was out of reach: the edit waits with the others rather than
                     // costing a request timeout of its own.
                     if takeLocal(domain), retry == nil { await push(domain) }

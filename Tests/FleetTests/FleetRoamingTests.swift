@@ -1,6 +1,8 @@
 import Foundation
+import PrefsClient
 import PrefsPlist
 import PrefsTestSupport
+import PrefsWire
 import Testing
 
 /// Roaming user domains on a real cluster (docs/FLEET.md, "Roaming user domains"): two real prefsd hosts of one
@@ -150,5 +152,27 @@ extension FleetClusterTests {
         }
         #expect(try cluster.control(["get", "--prefix", "/preferences/users/bob/"]).standardOutput.isEmpty)
         #expect(try intruder.read(Self.editor, "Font") == "Comic", "the host keeps its value")
+    }
+
+    @Test func aBurstOfLocalChangesRoamsAsFewPushes() throws {
+        let cluster = try EtcdCluster()
+        let laptop = try FleetHost(settings: Self.roamingSettings(cluster.endpoints))
+        let desktop = try FleetHost(settings: Self.roamingSettings(cluster.endpoints))
+        try laptop.start()
+        try desktop.start()
+
+        // A client sets one key 1,000 times as fast as prefsd answers: the other host ends at the last value, and
+        // etcd saw a push per look at the domain, not one per change.
+        let client = try PrefsBlockingClient(socketPath: laptop.socketPath, clientName: "burst")
+        for count in 1...1000 {
+            _ = try client.send(
+                .set(
+                    WireDomain(Self.editor), key: "Counter", value: .integer(.init(Int64(count))), expectedVersion: nil)
+            )
+        }
+        try Self.waitForRoamed([desktop], ["Counter": "1000"])
+        let stored = try cluster.control(["get", "/preferences/users/ada/\(Self.editor)", "-w", "json"]).standardOutput
+        let version = try #require(stored.firstMatch(of: /"version":(\d+)/).flatMap { Int($0.1) })
+        #expect(version < 1000, "etcd's key was written \(version) times for 1,000 changes")
     }
 }
