@@ -165,7 +165,6 @@ struct RoamingService: Service {
     private struct Synchronizer {
         let service: RoamingService
         let client: EtcdClient
-        let host: String
         let continuation: AsyncStream<Input>.Continuation
         /// The domains with a `.local` waiting in the stream.
         let waitingLocal: WaitingDomains
@@ -182,7 +181,6 @@ struct RoamingService: Service {
         ) {
             self.service = service
             self.client = client
-            self.host = host
             self.continuation = continuation
             self.waitingLocal = waitingLocal
             for domain in service.settings.roamingDomains {

@@ -113,25 +113,25 @@ import Testing
         try admin(cluster, ["write", "-forced", app, "Step", "-int", "3"])
         for host in [steady, stopped] { try host.waitForCached("forced", app, "Step", 3) }
 
-        // A host stopped during changes resumes from its revision.
+        // A host stopped during 100 changes resumes from its revision.
         stopped.stop()
-        for step in 4...13 { try admin(cluster, ["write", "-forced", app, "Step", "-int", "\(step)"]) }
+        for step in 4...103 { try admin(cluster, ["write", "-forced", app, "Step", "-int", "\(step)"]) }
         try stopped.start()
-        try stopped.waitForCached("forced", app, "Step", 13)
+        try stopped.waitForCached("forced", app, "Step", 103)
         #expect(!stopped.log.contains("compacted"))
 
         // Stopped again while history is compacted away: it reads everything once and converges.
         stopped.stop()
-        try admin(cluster, ["write", "-forced", app, "Step", "-int", "14"])
+        try admin(cluster, ["write", "-forced", app, "Step", "-int", "104"])
         try admin(cluster, ["write", "-default", app, "Extra", "yes"])
         let status = try cluster.control(["endpoint", "status", "-w", "json"]).standardOutput
         let revision = try #require(status.firstMatch(of: /"revision":(\d+)/).map { String($0.1) })
         try cluster.control(["compact", revision])
         try stopped.start()
-        try stopped.waitForCached("forced", app, "Step", 14)
+        try stopped.waitForCached("forced", app, "Step", 104)
         try stopped.waitForCached("default", app, "Extra", "yes")
         #expect(stopped.log.contains("compacted"))
-        try steady.waitForCached("forced", app, "Step", 14)
+        try steady.waitForCached("forced", app, "Step", 104)
     }
 
     @Test func corruptOversizedDeepAndMisnamedValuesAreRefusedAndTheLastGoodStays() throws {
