@@ -10,8 +10,9 @@ import Synchronization
 /// It reads the state an earlier run left, then loops until graceful shutdown: a full range read when it has no
 /// revision yet (or after compaction), then a watch of the managed keys from the revision after the last one
 /// applied, on one endpoint; when the watch fails it moves to the next endpoint after a pause that doubles from
-/// 100 ms to 5 s (reset by a watch that delivered something). Each batch of changes is written to the cache before
-/// the next is read. The state goes to the log and to the daemon's `STATUS=` line.
+/// 100 ms to 5 s (reset by a watch that delivered something). Each batch of changes reaches the store (and its
+/// subscribers) at once; a `FleetCacheWriter` writes the cache files after, at a lower priority. The state goes to
+/// the log and to the daemon's `STATUS=` line.
 struct FleetService: Service {
     let settings: FleetSettings
     let paths: StorePaths
@@ -42,8 +43,14 @@ struct FleetService: Service {
 
     /// The mirror ``prepareMirror(settings:paths:logger:)`` opened.
     let prepared: FleetMirror
+    /// The store prefsd serves: it hears of each change before the cache files are written.
+    let store: PreferencesStore
 
     func run() async throws {
+        var prepared = prepared
+        let logger = logger
+        let writer = FleetCacheWriter(cache: prepared.cache, store: store) { error in logger.error("\(error.message)") }
+        prepared.writer = writer
         let mirror = Replica(prepared)
         let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
         let revision = mirror.state.withLock { $0.revision }
@@ -60,6 +67,8 @@ struct FleetService: Service {
         await cancelWhenGracefulShutdown {
             await self.loop(client: client, mirror: mirror)
         }
+        // What the writer has not written yet goes to disk before prefsd exits.
+        writer.finish()
         logger.info("left the fleet", metadata: ["revision": "\(mirror.state.withLock { $0.revision })"])
     }
 

@@ -92,17 +92,19 @@ public enum Prefsd {
             logLevel: settings.logLevel, idleTimeout: settings.idleTimeout, frameTimeout: settings.frameTimeout,
             socketCreationMask: SocketListener.socketMask)
         let storeLogger = Logger(label: "prefsd.store")
-        let store = PreferencesStore(
-            paths: paths,
-            configuration: StoreConfiguration(
-                flushDelay: configuration.flushDelay, limits: configuration.storeLimits,
-                diagnostics: { diagnostic in
-                    let level: Logger.Level = diagnostic.severity == .error ? .error : .warning
-                    var metadata: Logger.Metadata = [:]
-                    if let domain = diagnostic.domain { metadata[PrefsLogging.MetadataKey.domain] = "\(domain)" }
-                    if let path = diagnostic.error.path { metadata[PrefsLogging.MetadataKey.path] = "\(path)" }
-                    storeLogger.log(level: level, "\(diagnostic.error.description)", metadata: metadata)
-                }))
+        var storeConfiguration = StoreConfiguration(
+            flushDelay: configuration.flushDelay, limits: configuration.storeLimits,
+            diagnostics: { diagnostic in
+                let level: Logger.Level = diagnostic.severity == .error ? .error : .warning
+                var metadata: Logger.Metadata = [:]
+                if let domain = diagnostic.domain { metadata[PrefsLogging.MetadataKey.domain] = "\(domain)" }
+                if let path = diagnostic.error.path { metadata[PrefsLogging.MetadataKey.path] = "\(path)" }
+                storeLogger.log(level: level, "\(diagnostic.error.description)", metadata: metadata)
+            })
+        // prefsd writes the fleet cache and tells its store of each change first: watching the cache would only wake
+        // the store for its own writes.
+        storeConfiguration.watchesFleetCache = fleetMirror == nil
+        let store = PreferencesStore(paths: paths, configuration: storeConfiguration)
         let notifier = SystemdNotifier()
         let fleetStatus = fleetMirror.map { mirror in
             FleetStatusBoard(cacheDirectory: mirror.paths.fleetDirectory ?? "", appliedRevision: mirror.revision)
@@ -124,7 +126,7 @@ public enum Prefsd {
                 .init(
                     service: FleetService(
                         settings: fleet, paths: paths, logger: fleetLogger, report: { server.setExtraStatus($0) },
-                        board: fleetStatus, prepared: fleetMirror)))
+                        board: fleetStatus, prepared: fleetMirror, store: store)))
             if !fleet.roamingDomains.isEmpty {
                 services.append(
                     .init(

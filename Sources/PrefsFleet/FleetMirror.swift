@@ -9,12 +9,8 @@ import PrefsStore
 /// It keeps, per etcd key that targets this host (all hosts, one of its groups, its machine id), the last good
 /// dictionary and its revision, and the revision applied last. Each change rewrites the merged file of every
 /// domain it touches: for each key, the host's value wins over a group's (groups in the order the settings list
-/// them) and a group's over the all-hosts value. Every file is replaced atomically (temp file, `rename`), merged
-/// domains and then their sources first, the state (entries and revision) last. Only the state is made durable
-/// (`fsync` of the file and of the directory): it holds every entry, so ``prepare()`` rebuilds the merged and sources
-/// files from it at each start, and a crash at any point leaves a cache that this rebuild and a replay from the
-/// recorded revision make whole. Two `fsync`s per change instead of six: with many hosts on one disk, the `fsync`s
-/// were most of the time from etcd's event to the subscriber's.
+/// them) and a group's over the all-hosts value. The files are written by the ``FleetCache``: directly, or through a
+/// ``FleetCacheWriter`` (prefsd's), which tells the store first and writes on a thread of lower priority.
 package struct FleetMirror: Sendable {
     /// One managed key's last good contents.
     package struct Entry: Sendable, Hashable {
@@ -22,6 +18,31 @@ package struct FleetMirror: Sendable {
         package var modRevision: Int64
         /// The domain's values.
         package var values: PlistDictionary
+
+        package init(modRevision: Int64, values: PlistDictionary) {
+            self.modRevision = modRevision
+            self.values = values
+        }
+
+        /// The entry as the state and its log store it: `{ModRevision, Values}`.
+        var plistValue: PlistValue {
+            .dictionary(["ModRevision": .integer(.init(modRevision)), "Values": .dictionary(values)])
+        }
+
+        /// Entries by etcd key, as the state and its log store them.
+        static func plistValue(_ entries: [String: Entry]) -> PlistValue {
+            var stored = PlistDictionary()
+            for (key, entry) in entries { stored[key] = entry.plistValue }
+            return .dictionary(stored)
+        }
+
+        /// Reads an entry as the state and its log store it.
+        init?(plistValue: PlistValue) {
+            guard case .dictionary(let entry) = plistValue, case .integer(let number)? = entry["ModRevision"],
+                let modRevision = number.int64Value, case .dictionary(let values)? = entry["Values"]
+            else { return nil }
+            self.init(modRevision: modRevision, values: values)
+        }
     }
 
     /// What a managed value may be.
@@ -53,8 +74,11 @@ package struct FleetMirror: Sendable {
     /// The last etcd revision applied (0: none yet).
     package private(set) var revision: Int64 = 0
 
-    /// The fleet cache directory.
-    package let directory: String
+    /// The cache's files.
+    package private(set) var cache: FleetCache
+    /// Writes the files in the background once set (prefsd); without it, each change is written before `apply`
+    /// returns.
+    package var writer: FleetCacheWriter?
 
     /// Creates a mirror; ``prepare()`` reads what an earlier run left.
     /// - Throws: ``EtcdError`` with code `invalidArgument` when the paths have no fleet directory or no machine id.
@@ -76,49 +100,21 @@ package struct FleetMirror: Sendable {
         self.layout = layout
         self.groups = groups
         self.limits = limits
-        self.directory = directory
+        self.cache = FleetCache(paths: paths, directory: directory)
     }
 
-    /// The state file: the entries and the revision.
-    package var statePath: String { directory + "/state.plist" }
-
-    /// Creates the cache directory when it is missing (whole, by renaming a complete temp directory into place, so
-    /// a store watching the Preferences directory sees `forced` and `default` at once) and reads the state an earlier
-    /// run left, then rebuilds every merged and sources file from it (they are not made durable when written).
-    /// - Returns: A sentence for the log when the state file was unreadable and ignored (the next sync rebuilds it).
+    /// Creates the cache directory when it is missing and reads the state an earlier run left (the state file and
+    /// its log), then rebuilds every merged and sources file from it (they are not made durable when written).
+    /// - Returns: A sentence for the log when part of the state was unreadable and ignored (the next full read from
+    ///   etcd, or the watch from the revision kept, rebuilds it).
     /// - Throws: ``EtcdError`` with code `unavailable` when the directories or files cannot be written.
     package mutating func prepare() throws(EtcdError) -> String? {
-        do {
-            try createDirectories()
-        } catch {
-            throw EtcdError(.unavailable, "cannot create the fleet cache \(directory): \(error)")
-        }
-        let bytes: [UInt8]
-        do {
-            bytes = try POSIX.readFile(statePath, maxBytes: 512 << 20)
-        } catch  where error.errno == 2 {  // ENOENT: a new cache.
-            return nil
-        } catch {
-            return "cannot read the fleet state \(statePath) (\(error)); a full read from etcd rebuilds it"
-        }
-        guard case .dictionary(let state)? = try? PlistSerialization.decode(bytes),
-            case .integer(let number)? = state["Revision"], let revision = number.int64Value,
-            case .dictionary(let stored)? = state["Entries"]
-        else {
-            return "the fleet state \(statePath) is malformed; a full read from etcd rebuilds it"
-        }
-        var entries: [String: Entry] = [:]
-        for (key, value) in stored {
-            guard case .dictionary(let entry) = value, case .integer(let modRevision)? = entry["ModRevision"],
-                let modRevisionNumber = modRevision.int64Value, case .dictionary(let values)? = entry["Values"]
-            else { continue }
-            entries[key] = Entry(modRevision: modRevisionNumber, values: values)
-        }
-        self.entries = entries
-        self.revision = revision
-        // The merged files are not made durable when written: rebuild them from the state, which is.
+        try cache.create()
+        let state = try cache.readState()
+        entries = state.entries
+        revision = state.revision
         try rewrite(domainsInCache())
-        return nil
+        return state.problem
     }
 
     /// Applies a watch's batch of changes, then records `revision` as applied.
@@ -131,6 +127,7 @@ package struct FleetMirror: Sendable {
     {
         var refusals: [FleetRefusal] = []
         var touched = Set<DomainID>()
+        var record = FleetStateLog.Record(revision: newRevision, entries: [:], removed: [])
         for event in events {
             let key = event.keyValue.keyText
             let managed: FleetKeyLayout.ManagedKey
@@ -145,11 +142,18 @@ package struct FleetMirror: Sendable {
             guard applies(managed.target) else { continue }
             switch event.kind {
             case .delete:
-                if entries.removeValue(forKey: key) != nil { touched.insert(domainID(managed)) }
+                if entries.removeValue(forKey: key) != nil {
+                    touched.insert(domainID(managed))
+                    record.entries[key] = nil
+                    record.removed.append(key)
+                }
             case .put:
                 switch validate(event.keyValue.value) {
                 case .success(let values):
-                    entries[key] = Entry(modRevision: event.keyValue.modRevision, values: values)
+                    let entry = Entry(modRevision: event.keyValue.modRevision, values: values)
+                    entries[key] = entry
+                    record.entries[key] = entry
+                    record.removed.removeAll { $0 == key }
                     touched.insert(domainID(managed))
                 case .failure(let reason):
                     refusals.append(
@@ -159,7 +163,15 @@ package struct FleetMirror: Sendable {
         }
         try rewrite(touched)
         revision = max(revision, newRevision)
-        try writeState()
+        // A batch that changed nothing here and refused nothing is not recorded: the next record carries its
+        // revision, and until then a restart only watches those events again.
+        guard !touched.isEmpty || !refusals.isEmpty else { return refusals }
+        record.revision = revision
+        if let writer {
+            writer.stage(record, entries: entries)
+        } else {
+            try cache.append(record, entries: entries)
+        }
         return refusals
     }
 
@@ -197,7 +209,11 @@ package struct FleetMirror: Sendable {
         entries = fresh
         try rewrite(touched)
         revision = newRevision
-        try writeState()
+        if let writer {
+            writer.stageState(entries: entries, revision: revision)
+        } else {
+            try cache.writeState(entries: entries, revision: revision)
+        }
         return refusals
     }
 
@@ -282,99 +298,25 @@ package struct FleetMirror: Sendable {
     /// The domains of every entry and of every file in the cache, those no entry accounts for (left by a run with
     /// other groups, say) included.
     private func domainsInCache() -> Set<DomainID> {
-        var domains = Set<DomainID>()
+        var domains = cache.domainsWithFiles()
         for key in entries.keys {
             if let managed = try? layout.parse(key) { domains.insert(domainID(managed)) }
-        }
-        for scope in [DomainScope.fleetForced, .fleetDefault] {
-            guard let scopeDirectory = paths.directory(of: scope) else { continue }
-            for fileName in (try? POSIX.directoryEntries(scopeDirectory)) ?? [] where fileName.hasSuffix(".plist") {
-                let stem = String(fileName.dropLast(".plist".count))
-                let name = stem == ".GlobalPreferences" ? DomainName.global : try? DomainName(stem)
-                if let name, !name.isGlobal || stem == ".GlobalPreferences" {
-                    domains.insert(DomainID(name, scope: scope))
-                }
-            }
         }
         return domains
     }
 
-    /// Rewrites the merged file and the sources file of each domain; an empty domain loses both.
+    /// Rewrites the merged file and the sources file of each domain (an empty domain loses both), or stages them
+    /// with the ``writer``.
     private func rewrite(_ domains: Set<DomainID>) throws(EtcdError) {
         for domain in domains.sorted(by: { $0.description < $1.description }) {
             let (values, sources) = merged(domain)
-            guard let path = try? paths.path(for: domain), let sourcesPath = paths.fleetSourcesPath(for: domain) else {
-                continue
+            let contents = FleetCache.DomainContents(values: values, sources: sources)
+            if let writer {
+                writer.stage(contents, of: domain)
+            } else {
+                try cache.writeSources(contents, of: domain)
+                _ = try cache.writeMerged(contents, of: domain)
             }
-            do {
-                if values.isEmpty {
-                    try removeIfPresent(path)
-                    try removeIfPresent(sourcesPath)
-                } else {
-                    // The merged file first: its rename is what stores see, so subscribers hear of the change one
-                    // file and two fsyncs sooner; the sources sidecar only serves `explain`.
-                    try write(
-                        PlistSerialization.encode(.dictionary(values), format: .binary), to: path, durably: false)
-                    try write(
-                        PlistSerialization.encode(FleetSource.fileValue(sources), format: .binary), to: sourcesPath,
-                        durably: false)
-                }
-            } catch let error as EtcdError {
-                throw error
-            } catch {
-                throw EtcdError(.unavailable, "cannot write the fleet cache for \(domain): \(error)")
-            }
-        }
-    }
-
-    private func writeState() throws(EtcdError) {
-        var stored = PlistDictionary()
-        for (key, entry) in entries {
-            stored[key] = .dictionary([
-                "ModRevision": .integer(.init(entry.modRevision)), "Values": .dictionary(entry.values),
-            ])
-        }
-        let state: PlistValue = .dictionary(["Revision": .integer(.init(revision)), "Entries": .dictionary(stored)])
-        do {
-            try write(try PlistSerialization.encode(state, format: .binary), to: statePath)
-        } catch let error as EtcdError {
-            throw error
-        } catch {
-            throw EtcdError(.unavailable, "cannot encode the fleet state: \(error)")
-        }
-    }
-
-    private func write(_ bytes: [UInt8], to path: String, durably: Bool = true) throws(EtcdError) {
-        do {
-            try POSIX.writeFileAtomically(
-                bytes, to: path, newFileMode: 0o600, keepsExistingMode: false, directorySyncIsRequired: true,
-                synchronizes: durably)
-        } catch {
-            throw EtcdError(.unavailable, "cannot write the fleet cache file \(path): \(error)")
-        }
-    }
-
-    private func removeIfPresent(_ path: String) throws(EtcdError) {
-        do {
-            try POSIX.removeFile(path)
-        } catch {
-            throw EtcdError(.unavailable, "cannot remove the fleet cache file \(path): \(error)")
-        }
-    }
-
-    private func createDirectories() throws(SystemCallError) {
-        let parent = TemporaryFileName.directory(ofPath: directory)
-        try POSIX.makeDirectory(parent, mode: 0o700)
-        if !POSIX.isDirectory(directory) {
-            let staging = parent + "/.Fleet.tmp-\(POSIX.processID)"
-            try POSIX.makeDirectory(staging, mode: 0o700)
-            for name in ["forced", "default", "sources", "sources/forced", "sources/default"] {
-                try POSIX.makeDirectory(staging + "/" + name, mode: 0o700)
-            }
-            try POSIX.renameFile(staging, to: directory)
-        }
-        for name in ["forced", "default", "sources", "sources/forced", "sources/default"] {
-            try POSIX.makeDirectory(directory + "/" + name, mode: 0o700)
         }
     }
 }

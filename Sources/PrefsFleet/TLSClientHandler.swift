@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 
 /// TLS for one connection to an etcd member, first in the channel's pipeline: ciphertext below it, plaintext above.
@@ -54,12 +55,7 @@ final class TLSClientHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if state == .idle || state == .handshaking {
             // etcd's plain client port closes a TLS connection so.
-            fail(
-                context,
-                EtcdError(
-                    .unavailable,
-                    "etcd at \(endpoint) closed the connection during the TLS handshake (if the member serves plain "
-                        + "HTTP, its endpoint is http://)"))
+            fail(context, closedDuringHandshake(how: ""))
         }
         state = .closed
         failWaitingWrites(ChannelError.ioOnClosedChannel)
@@ -236,6 +232,22 @@ final class TLSClientHandler: ChannelDuplexHandler {
     }
 
     /// Raises `error` to the handlers above and closes the channel, once.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Or resets it, when our hello was still unread there: the same mistake, named the same way.
+        if state == .idle || state == .handshaking, let error = error as? IOError, error.errnoCode == ECONNRESET {
+            fail(context, closedDuringHandshake(how: ", resetting it"))
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
+    private func closedDuringHandshake(how: String) -> EtcdError {
+        EtcdError(
+            .unavailable,
+            "etcd at \(endpoint) closed the connection during the TLS handshake\(how) (if the member serves plain "
+                + "HTTP, its endpoint is http://)")
+    }
+
     private func fail(_ context: ChannelHandlerContext, _ error: EtcdError) {
         guard state != .closed else { return }
         state = .closed

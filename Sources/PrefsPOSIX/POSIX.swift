@@ -91,6 +91,20 @@ package enum POSIX {
         pthread_detach(thread)
     }
 
+    /// Lowers the scheduling priority of the calling thread alone, for background work that must not delay the
+    /// threads serving clients on a busy machine. (Linux keeps a nice value per thread, and `setpriority` for
+    /// process 0 changes the calling thread's only.)
+    /// - Parameter niceness: The nice value added, 1 to 19.
+    /// - Throws: ``SystemCallError`` for `getpriority` or `setpriority`.
+    package static func lowerPriorityOfCurrentThread(by niceness: Int32) throws(SystemCallError) {
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        Glibc.errno = 0
+        let current = getpriority(which, 0)
+        if current == -1, Glibc.errno != 0 { throw SystemCallError("getpriority", errno: Glibc.errno) }
+        let (result, code) = retrying { setpriority(which, 0, min(19, current + niceness)) }
+        if result == -1 { throw SystemCallError("setpriority", errno: code) }
+    }
+
     /// Sleeps the calling thread, resuming after signals until the whole time has passed.
     /// - Parameter milliseconds: How long.
     package static func sleep(milliseconds: Int) {
@@ -386,6 +400,58 @@ package enum POSIX {
         if descriptor == -1 { throw SystemCallError("open", path: path, errno: code) }
         defer { closeDescriptor(descriptor) }
         try writeAll(bytes, to: descriptor, name: path)
+    }
+
+    /// Appends bytes to a file, creating it when missing, and makes them durable (`fdatasync`), for append-only
+    /// logs: no new inode per write, unlike ``writeFileAtomically(_:to:newFileMode:keepsExistingMode:directorySyncIsRequired:synchronizes:)``.
+    /// A crash may leave a torn last write; the log's reader must recognize it.
+    /// - Parameters:
+    ///   - bytes: What to append.
+    ///   - path: The file (a symbolic link is refused).
+    ///   - newFileMode: The mode a new file is created with; the umask applies.
+    /// - Returns: The file's size after the append.
+    /// - Throws: ``SystemCallError`` for `open`, `write`, `fdatasync` or `fstat`, naming `path`; the directory's
+    ///   `fsync` when the file was created.
+    @discardableResult
+    package static func appendDurably(
+        _ bytes: [UInt8], to path: String, newFileMode: UInt32
+    ) throws(SystemCallError)
+        -> Int
+    {
+        var (descriptor, code) = retrying { open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
+        var created = false
+        if descriptor == -1, code == ENOENT {
+            (descriptor, code) = retrying {
+                open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(newFileMode))
+            }
+            created = true
+        }
+        if descriptor == -1 { throw SystemCallError("open", path: path, errno: code) }
+        defer { closeDescriptor(descriptor) }
+        try writeAll(bytes, to: descriptor, name: path)
+        let (syncResult, syncError) = retrying { fdatasync(descriptor) }
+        if syncResult == -1 { throw SystemCallError("fdatasync", path: path, errno: syncError) }
+        var info = stat()
+        let (statResult, statError) = retrying { fstat(descriptor, &info) }
+        if statResult == -1 { throw SystemCallError("fstat", path: path, errno: statError) }
+        if created { try syncDirectory(TemporaryFileName.directory(ofPath: path)) }
+        return Int(info.st_size)
+    }
+
+    /// Cuts a file to `length` bytes and makes that durable (`fsync`): a log's torn tail, or a log folded into a
+    /// snapshot. A missing file is fine.
+    /// - Throws: ``SystemCallError`` for `open`, `ftruncate` or `fsync`, naming `path`.
+    package static func truncateDurably(_ path: String, to length: Int) throws(SystemCallError) {
+        let (descriptor, code) = retrying { open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC) }
+        if descriptor == -1 {
+            if code == ENOENT { return }
+            throw SystemCallError("open", path: path, errno: code)
+        }
+        defer { closeDescriptor(descriptor) }
+        let (result, truncateError) = retrying { ftruncate(descriptor, off_t(length)) }
+        if result == -1 { throw SystemCallError("ftruncate", path: path, errno: truncateError) }
+        let (syncResult, syncError) = retrying { fsync(descriptor) }
+        if syncResult == -1 { throw SystemCallError("fsync", path: path, errno: syncError) }
     }
 
     /// `fsync`s a directory so that renames and removals in it survive a crash. A file system that cannot sync a

@@ -136,10 +136,13 @@ extension PreferencesStore {
 
     /// Re-reads a loaded domain's file if it is no longer the version the store knows.
     func reloadIfChanged(slot: Int, origin: ChangeOrigin, _ work: inout FileWorkState) {
-        let (id, location, knownIdentity) = state.withLock { state in
-            (state.domains[slot].id, state.domains[slot].location, state.domains[slot].identity)
+        let (id, location, knownIdentity, isAnnounced) = state.withLock { state in
+            (
+                state.domains[slot].id, state.domains[slot].location, state.domains[slot].identity,
+                state.domains[slot].isAnnounced
+            )
         }
-        guard let location else { return }
+        guard let location, !isAnnounced else { return }
         do {
             if try FileSystem.identity(of: location.path) == knownIdentity { return }
         } catch {

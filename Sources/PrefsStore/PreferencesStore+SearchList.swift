@@ -40,8 +40,15 @@ extension PreferencesStore {
         var domainSlots: [DomainID: Int] = [:]
         for domain in searchList.domains { domainSlots[domain] = presentSlot(domain) }
         let layers = searchList.layers
-        var fleetSources: [DomainID: [String: FleetSource]] = [:]
-        for domain in searchList.domains where domain.scope.isFleet && domainSlots[domain] != nil {
+        var fleetSources: [DomainID: [String: FleetSource]] = state.withLock { state in
+            var announced: [DomainID: [String: FleetSource]] = [:]
+            for (domain, slot) in domainSlots {
+                if let sources = state.domains[slot].announcedFleetSources { announced[domain] = sources }
+            }
+            return announced
+        }
+        for domain in searchList.domains
+        where domain.scope.isFleet && domainSlots[domain] != nil && fleetSources[domain] == nil {
             if let path = paths.fleetSourcesPath(for: domain) { fleetSources[domain] = FleetSource.read(path: path) }
         }
         return state.withLock { state in

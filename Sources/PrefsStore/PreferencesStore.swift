@@ -52,7 +52,8 @@ public final class PreferencesStore: Sendable {
             self.worker = nil
             return
         }
-        let worker = StoreWorker.start(paths: paths, watchesFiles: configuration.watchesFiles)
+        let worker = StoreWorker.start(
+            paths: paths, watchesFiles: configuration.watchesFiles, watchesFleetCache: configuration.watchesFleetCache)
         self.worker = worker.worker
         if let problem = worker.problem {
             configuration.diagnostics(StoreDiagnostic(severity: .warning, domain: nil, error: problem))

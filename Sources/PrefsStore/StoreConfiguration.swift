@@ -11,6 +11,10 @@ public struct StoreConfiguration: Sendable {
     public var flushesAtExit: Bool
     /// Receives problems the store handles on its own: files skipped or set aside, background writes that failed.
     public var diagnostics: @Sendable (StoreDiagnostic) -> Void
+    /// Whether the watching covers the fleet cache. prefsd, which writes the cache and announces each change to its
+    /// store first (``PreferencesStore/announceFileContents(_:fleetSources:of:origin:)``), turns it off: its own
+    /// writes would only wake the store for nothing.
+    package var watchesFleetCache = true
 
     /// Creates a configuration.
     /// - Parameters:

@@ -22,6 +22,8 @@ final class StoreWorker: Sendable {
     private let wakeReceive: Int32
     private let wakeSend: Int32
     private let paths: StorePaths
+    /// Whether the fleet cache's directories are watched (``StoreConfiguration/watchesFleetCache``).
+    private let watchesFleetCache: Bool
     private let watches = Mutex<[Int32: WatchedDirectory]>([:])
     private let stopping = Atomic<Bool>(false)
     /// Set when a watched directory went away, so that it is watched again once it exists.
@@ -30,8 +32,11 @@ final class StoreWorker: Sendable {
     /// loaded domains' files are then examined every ``pollInterval``.
     private let polls = Atomic<Bool>(false)
 
-    private init(watcher: Int32?, wake: (receive: Int32, send: Int32), paths: StorePaths, polls: Bool) {
+    private init(
+        watcher: Int32?, wake: (receive: Int32, send: Int32), paths: StorePaths, watchesFleetCache: Bool, polls: Bool
+    ) {
         self.watcher = watcher
+        self.watchesFleetCache = watchesFleetCache
         self.wakeReceive = wake.receive
         self.wakeSend = wake.send
         self.paths = paths
@@ -50,7 +55,9 @@ final class StoreWorker: Sendable {
     /// Creates the worker's descriptors and watches the directories that exist (creating the Preferences directory).
     /// - Returns: The worker, or `nil` with the reason when it cannot run (the store then writes only on
     ///   `synchronize()` and at exit).
-    static func start(paths: StorePaths, watchesFiles: Bool) -> (worker: StoreWorker?, problem: PrefsStoreError?) {
+    static func start(
+        paths: StorePaths, watchesFiles: Bool, watchesFleetCache: Bool = true
+    ) -> (worker: StoreWorker?, problem: PrefsStoreError?) {
         let wake: (receive: Int32, send: Int32)
         do {
             wake = try FileSystem.makeWakeChannel()
@@ -67,7 +74,8 @@ final class StoreWorker: Sendable {
             }
         }
         let worker = StoreWorker(
-            watcher: watcher, wake: wake, paths: paths, polls: watchesFiles && watcher == nil)
+            watcher: watcher, wake: wake, paths: paths, watchesFleetCache: watchesFleetCache,
+            polls: watchesFiles && watcher == nil)
         if watcher != nil {
             // Create the Preferences directory so that it can be watched; a read-only home is reported by writes.
             try? FileSystem.makeDirectories(paths.preferencesDirectory)
@@ -182,7 +190,7 @@ final class StoreWorker: Sendable {
         ]
         if let system = paths.systemDirectory { directories.append(WatchedDirectory(scope: .system, path: system)) }
         if let forced = paths.forcedDirectory { directories.append(WatchedDirectory(scope: .forced, path: forced)) }
-        for scope in [DomainScope.fleetForced, .fleetDefault] {
+        for scope in [DomainScope.fleetForced, .fleetDefault] where watchesFleetCache {
             if let directory = paths.directory(of: scope) {
                 directories.append(WatchedDirectory(scope: scope, path: directory))
             }
@@ -227,7 +235,7 @@ final class StoreWorker: Sendable {
     func subdirectories(named name: String, in scope: DomainScope) -> [WatchedDirectory] {
         switch scope {
         case .user where name == "ByHost": return [WatchedDirectory(scope: .byHost, path: paths.byHostDirectory)]
-        case .user where paths.fleetDirectory == paths.preferencesDirectory + "/" + name:
+        case .user where watchesFleetCache && paths.fleetDirectory == paths.preferencesDirectory + "/" + name:
             return [DomainScope.fleetForced, .fleetDefault].compactMap { scope in
                 paths.directory(of: scope).map { WatchedDirectory(scope: scope, path: $0) }
             }

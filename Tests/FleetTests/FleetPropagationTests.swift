@@ -84,7 +84,9 @@ import Testing
         #expect(arrivals.outOfOrder.isEmpty, "\(arrivals.outOfOrder)")
         for host in 0..<Self.hostCount {
             #expect(arrivals.count(host: host) == Self.changeCount, "host \(host) saw \(arrivals.count(host: host))")
-            #expect(hosts[host].cached("forced", app)?["Step"] == .integer(.init(Int64(Self.changeCount))))
+            // The cache files follow the events (prefsd tells its subscribers first, then writes them).
+            try hosts[host].waitForCached(
+                "forced", app, "Step", .integer(.init(Int64(Self.changeCount))), timeout: .seconds(5))
         }
         #expect(latencies.count == Self.hostCount * Self.changeCount)
 

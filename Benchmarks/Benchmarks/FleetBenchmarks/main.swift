@@ -26,6 +26,7 @@ let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
 let defaults = option("--defaults") ?? "../.build/release/defaults"
 let hostCounts = (option("--hosts") ?? "10,50").split(separator: ",").compactMap { Int($0) }
 let changeCount = Int(option("--changes") ?? "100") ?? 100
+let pauseMilliseconds = Int(option("--pause") ?? "100") ?? 100
 for (tool, path) in [
     ("prefsd", prefsd), ("defaults", defaults), ("etcd", "/usr/bin/etcd"), ("etcdctl", "/usr/bin/etcdctl"),
 ]
@@ -282,6 +283,7 @@ for (run, hostCount) in hostCounts.enumerated() {
             usleep(500)
         }
         for host in hosts { hostLatencies.append(host.arrivals[step]! - started) }
+        usleep(UInt32(pauseMilliseconds * 1000))
         if let arrived = raw.arrivals.withLock({
             $0.count >= rawBefore + Int(step) ? $0[rawBefore + Int(step) - 1] : nil
         }) {
