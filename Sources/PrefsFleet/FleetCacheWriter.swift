@@ -195,7 +195,7 @@ package final class FleetCacheWriter: Sendable {
 
 extension FleetStateLog.Record {
     /// This batch, then `later`, as one record.
-    func followed(by later: FleetStateLog.Record) -> FleetStateLog.Record {
+    package func followed(by later: FleetStateLog.Record) -> FleetStateLog.Record {
         var combined = self
         for key in later.removed {
             combined.entries[key] = nil

@@ -1,0 +1,143 @@
+import Foundation
+import PrefsFleet
+import PrefsFleetScope
+import PrefsPlist
+import PrefsStore
+import PrefsTestSupport
+import Synchronization
+import Testing
+
+/// prefsd's way of writing the cache: the store hears of a change first, a thread of its own writes the files.
+@Suite struct FleetCacheWriterTests {
+    static let machineID = "00112233445566778899aabbccddeeff"
+    let directory: TemporaryDirectory
+    let paths: StorePaths
+    let layout = try! FleetKeyLayout()
+    let app = try! DomainName("com.example.App")
+    var forced: DomainID { DomainID(app, scope: .fleetForced) }
+    var list: SearchList { SearchList(domain: app, includesGlobal: false) }
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "fleet-writer")
+        paths = StorePaths(
+            preferencesDirectory: directory.file("prefs"), systemDirectory: nil, shippedDirectory: nil,
+            machineID: Self.machineID, fleetDirectory: directory.file("prefs/Fleet"))
+    }
+
+    func put(_ values: PlistDictionary, revision: Int64) throws -> EtcdWatchEvent {
+        EtcdWatchEvent(
+            kind: .put,
+            keyValue: EtcdKeyValue(
+                key: Array(layout.key(target: .all, kind: .forced, domain: app).utf8),
+                value: try PlistSerialization.encode(.dictionary(values), format: .binary), modRevision: revision))
+    }
+
+    /// A store as prefsd opens it: watching its files, not the fleet cache it writes itself.
+    func daemonStore() -> PreferencesStore {
+        var configuration = StoreConfiguration(flushesAtExit: false, diagnostics: { _ in })
+        configuration.watchesFleetCache = false
+        return PreferencesStore(paths: paths, configuration: configuration)
+    }
+
+    func mergedFile() throws -> PlistDictionary? {
+        guard let data = FileManager.default.contents(atPath: try paths.path(for: forced)) else { return nil }
+        return try PlistSerialization.decode(Array(data)).dictionaryValue
+    }
+
+    @Test func theStoreHearsOfAChangeAtOnceAndTheFilesFollow() throws {
+        var mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
+        _ = try mirror.prepare()
+        _ = try mirror.replaceAll(with: [], revision: 1)
+        let store = daemonStore()
+        let events = Mutex<[PlistValue?]>([])
+        let token = store.observe(.effectiveKey("Step", in: list)) { batch in
+            events.withLock { $0 += batch.map(\.newValue) }
+        }
+        defer { token.cancel() }
+        let failures = Mutex<[String]>([])
+        let writer = FleetCacheWriter(cache: mirror.cache, store: store) { error in
+            failures.withLock { $0.append(error.message) }
+        }
+        mirror.writer = writer
+
+        for step in 2...50 {
+            _ = try mirror.apply(
+                [try put(["Step": .integer(.init(Int64(step)))], revision: Int64(step))], revision: Int64(step))
+            // When apply returns, the store has the value: its observers heard of it on this thread.
+            #expect(store.effectiveValue(forKey: "Step", in: list) == .integer(.init(Int64(step))))
+            #expect(store.resolve("Step", in: list).winner?.fleetSource?.revision == Int64(step))
+        }
+        #expect(events.withLock { $0 } == (2...50).map { PlistValue.integer(.init(Int64($0))) })
+        writer.finish()
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(try mergedFile() == ["Step": 50])
+        let sources = FleetSource.read(path: try #require(paths.fleetSourcesPath(for: forced)))
+        #expect(sources["Step"]?.revision == 50)
+        // The state on disk reached the last change, in fewer appends than changes when they came in a burst.
+        var restarted = try FleetMirror(paths: paths, layout: layout, groups: [])
+        #expect(try restarted.prepare() == nil)
+        #expect(restarted.revision == 50)
+        #expect(restarted.entries == mirror.entries)
+        #expect(try restarted.cache.log.read().records.count <= 49)
+    }
+
+    @Test func aFailedWriteIsReportedAndTriedAgain() throws {
+        var mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
+        _ = try mirror.prepare()
+        _ = try mirror.replaceAll(with: [], revision: 1)
+        let store = daemonStore()
+        #expect(store.effectiveValue(forKey: "Step", in: list) == nil)
+        let failures = Mutex<[String]>([])
+        let writer = FleetCacheWriter(cache: mirror.cache, store: store) { error in
+            failures.withLock { $0.append(error.message) }
+        }
+        mirror.writer = writer
+        // A directory where the merged file goes: its rename fails.
+        let merged = try paths.path(for: forced)
+        try FileManager.default.createDirectory(atPath: merged + "/blocked", withIntermediateDirectories: true)
+
+        _ = try mirror.apply([try put(["Step": 2], revision: 2)], revision: 2)
+        #expect(store.effectiveValue(forKey: "Step", in: list) == 2)
+        try waitUntil("the failed write to be reported") { !failures.withLock { $0 }.isEmpty }
+        let failure = try #require(failures.withLock { $0.first })
+        #expect(failure.contains("cannot write the fleet cache file \(merged)"), "\(failure)")
+        // Meanwhile another change; once the way is clear, the retry writes the latest.
+        _ = try mirror.apply([try put(["Step": 3], revision: 3)], revision: 3)
+        try FileManager.default.removeItem(atPath: merged)
+        try waitUntil("the retry to write the merged file", timeout: .seconds(10)) { try mergedFile() == ["Step": 3] }
+        writer.finish()
+        var restarted = try FleetMirror(paths: paths, layout: layout, groups: [])
+        #expect(try restarted.prepare() == nil)
+        #expect(restarted.revision == 3)
+    }
+
+    @Test func anAnnouncedDomainIsNeverReadFromItsFileAgain() throws {
+        let fixture = try FleetMirror(paths: paths, layout: layout, groups: [])
+        try fixture.cache.create()
+        // A store that watches the cache, as a client's does: its domain is loaded from the file.
+        let store = PreferencesStore(
+            paths: paths, configuration: StoreConfiguration(flushesAtExit: false, diagnostics: { _ in }))
+        let file = try paths.path(for: forced)
+        try Data(try PlistSerialization.encode(["Step": 1], format: .binary)).write(to: URL(fileURLWithPath: file))
+        try waitUntil("the store to read the file") { store.effectiveValue(forKey: "Step", in: list) == 1 }
+
+        store.announceFileContents(
+            ["Step": 2], fleetSources: ["Step": FleetSource(key: "/k", revision: 2)], of: forced,
+            origin: .otherProcess(pid: 1))
+        #expect(store.effectiveValue(forKey: "Step", in: list) == 2)
+        #expect(store.resolve("Step", in: list).winner?.fleetSource == FleetSource(key: "/k", revision: 2))
+        // The file lags what was announced (its writer has not reached it): reading it would step back.
+        try Data(try PlistSerialization.encode(["Step": 1, "Old": true], format: .binary)).write(
+            to: URL(fileURLWithPath: file + ".tmp"))
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.moveItem(atPath: file + ".tmp", toPath: file)
+        // A marker domain outside the cache, written after: once its change is in, the cache's event was handled.
+        let marker = DomainID(try DomainName("com.example.Marker"))
+        #expect(store.value(forKey: "Written", in: marker) == nil)
+        try Data(try PlistSerialization.encode(["Written": true], format: .binary)).write(
+            to: URL(fileURLWithPath: try paths.path(for: marker)))
+        try waitUntil("the marker") { store.value(forKey: "Written", in: marker) == true }
+        #expect(store.effectiveValue(forKey: "Step", in: list) == 2)
+        #expect(store.effectiveValue(forKey: "Old", in: list) == nil)
+    }
+}
