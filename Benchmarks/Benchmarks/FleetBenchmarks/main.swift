@@ -14,7 +14,11 @@ import Synchronization
 // `defaults fleet write` runs once; the time from its start to each host's event is one sample. In the same run, a
 // raw `etcdctl watch` on the managed keys is the floor: the time from the same start to etcd's own watch response.
 //
-// usage: FleetBenchmarks [--prefsd PATH] [--defaults PATH] [--hosts 10,50] [--changes 100]
+// The next change starts --pause ms (default 100) after every host had the last, an administrator's pace: the hosts
+// write their cache files just after their subscribers hear of a change, and with no pause those writes, fifty hosts'
+// on this one disk, would meet etcd's commit of the next change there (on real machines each host has its disk).
+//
+// usage: FleetBenchmarks [--prefsd PATH] [--defaults PATH] [--hosts 10,50] [--changes 100] [--pause 100]
 // (run from Benchmarks/ after scripts/build-release.sh; `make bench` does both)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -256,7 +260,9 @@ func percentile(_ sorted: [Duration], _ fraction: Double) -> Double {
 }
 
 let adminEnvironment = ["PREFERENCES_FLEET_ENDPOINTS": endpoints.joined(separator: ","), "HOME": work]
-print("fleet propagation: 3 etcd members on loopback, \(changeCount) changes per run, 2 cores")
+print(
+    "fleet propagation: 3 etcd members on loopback, \(changeCount) changes per run, each \(pauseMilliseconds) ms after "
+        + "the last host had the one before, 2 cores")
 for (run, hostCount) in hostCounts.enumerated() {
     let app = "org.preferences.bench.fleet\(run)"
     let hosts = try (0..<hostCount).map { try Host(index: $0, run: run, app: app) }
