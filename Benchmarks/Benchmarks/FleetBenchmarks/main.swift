@@ -31,6 +31,9 @@ let defaults = option("--defaults") ?? "../.build/release/defaults"
 let hostCounts = (option("--hosts") ?? "10,50").split(separator: ",").compactMap { Int($0) }
 let changeCount = Int(option("--changes") ?? "100") ?? 100
 let pauseMilliseconds = Int(option("--pause") ?? "100") ?? 100
+// Diagnostic: this many more watchers of the managed prefix on etcd's JSON gateway (curl, one stream each), as many
+// as the hosts would add, to measure what serving them costs etcd.
+let gatewayWatcherCount = Int(option("--gateway-watchers") ?? "0") ?? 0
 for (tool, path) in [
     ("prefsd", prefsd), ("defaults", defaults), ("etcd", "/usr/bin/etcd"), ("etcdctl", "/usr/bin/etcdctl"),
 ]
@@ -268,6 +271,17 @@ for (run, hostCount) in hostCounts.enumerated() {
     let hosts = try (0..<hostCount).map { try Host(index: $0, run: run, app: app) }
     defer { for host in hosts { host.stop() } }
     let raw = try RawWatch(prefix: "/preferences/managed/all/forced/\(app)")
+    let gatewayWatchers = try (0..<gatewayWatcherCount).map { _ in
+        let key = Data("/preferences/managed/".utf8).base64EncodedString()
+        let end = Data("/preferences/managed0".utf8).base64EncodedString()
+        return try startBenchmarkProcess(
+            "/usr/bin/curl",
+            [
+                "-sN", "-X", "POST", "\(endpoints[0])/v3/watch", "-d",
+                #"{"create_request":{"key":"\#(key)","range_end":"\#(end)"}}"#,
+            ], environment: ["PATH": "/usr/bin:/bin"], output: "/dev/null")
+    }
+    defer { for watcher in gatewayWatchers { watcher.terminate() } }
     usleep(500_000)  // the raw watch registered, every host past its first full read
     let rawBefore = raw.arrivals.withLock { $0.count }
 
