@@ -131,9 +131,11 @@ package final class FleetCacheWriter: Sendable {
         while true {
             wake.wait()
             while writeStaged() == false {
-                // A write failed: try again after a pause, with what was staged meanwhile, unless shutting down.
+                // A write failed: try again after a pause (the changes staged meanwhile wake the thread, and are
+                // written with the retry), unless shutting down.
+                let retry = DispatchTime.now() + .seconds(Int(Self.retryPause.components.seconds))
+                while !staged.withLock({ $0.finishing }), wake.wait(timeout: retry) == .success {}
                 if staged.withLock({ $0.finishing }) { break }
-                _ = wake.wait(timeout: .now() + .milliseconds(Int(Self.retryPause.components.seconds * 1000)))
             }
             if staged.withLock({ $0.finishing }) {
                 finished.signal()
