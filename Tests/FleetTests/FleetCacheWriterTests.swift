@@ -9,27 +9,15 @@ import Testing
 
 /// prefsd's way of writing the cache: the store hears of a change first, a thread of its own writes the files.
 @Suite struct FleetCacheWriterTests {
-    static let machineID = "00112233445566778899aabbccddeeff"
-    let directory: TemporaryDirectory
-    let paths: StorePaths
-    let layout = try! FleetKeyLayout()
-    let app = try! DomainName("com.example.App")
+    let fixture: FleetCacheFixture
+    var paths: StorePaths { fixture.paths }
+    var layout: FleetKeyLayout { fixture.layout }
+    var app: DomainName { fixture.app }
     var forced: DomainID { DomainID(app, scope: .fleetForced) }
     var list: SearchList { SearchList(domain: app, includesGlobal: false) }
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "fleet-writer")
-        paths = StorePaths(
-            preferencesDirectory: directory.file("prefs"), systemDirectory: nil, shippedDirectory: nil,
-            machineID: Self.machineID, fleetDirectory: directory.file("prefs/Fleet"))
-    }
-
-    func put(_ values: PlistDictionary, revision: Int64) throws -> EtcdWatchEvent {
-        EtcdWatchEvent(
-            kind: .put,
-            keyValue: EtcdKeyValue(
-                key: Array(layout.key(target: .all, kind: .forced, domain: app).utf8),
-                value: try PlistSerialization.encode(.dictionary(values), format: .binary), modRevision: revision))
+        fixture = try FleetCacheFixture(prefix: "fleet-writer")
     }
 
     /// A store as prefsd opens it: watching its files, not the fleet cache it writes itself.
@@ -62,7 +50,7 @@ import Testing
 
         for step in 2...50 {
             _ = try mirror.apply(
-                [try put(["Step": .integer(.init(Int64(step)))], revision: Int64(step))], revision: Int64(step))
+                [try fixture.put(["Step": .integer(.init(Int64(step)))], revision: Int64(step))], revision: Int64(step))
             // When apply returns, the store has the value: its observers heard of it on this thread.
             #expect(store.effectiveValue(forKey: "Step", in: list) == .integer(.init(Int64(step))))
             #expect(store.resolve("Step", in: list).winner?.fleetSource?.revision == Int64(step))
@@ -96,13 +84,13 @@ import Testing
         let merged = try paths.path(for: forced)
         try FileManager.default.createDirectory(atPath: merged + "/blocked", withIntermediateDirectories: true)
 
-        _ = try mirror.apply([try put(["Step": 2], revision: 2)], revision: 2)
+        _ = try mirror.apply([try fixture.put(["Step": 2], revision: 2)], revision: 2)
         #expect(store.effectiveValue(forKey: "Step", in: list) == 2)
         try waitUntil("the failed write to be reported") { !failures.withLock { $0 }.isEmpty }
         let failure = try #require(failures.withLock { $0.first })
         #expect(failure.contains("cannot write the fleet cache file \(merged)"), "\(failure)")
         // Meanwhile another change; once the way is clear, the retry writes the latest.
-        _ = try mirror.apply([try put(["Step": 3], revision: 3)], revision: 3)
+        _ = try mirror.apply([try fixture.put(["Step": 3], revision: 3)], revision: 3)
         try FileManager.default.removeItem(atPath: merged)
         try waitUntil("the retry to write the merged file", timeout: .seconds(10)) { try mergedFile() == ["Step": 3] }
         writer.finish()

@@ -8,30 +8,13 @@ import Testing
 
 /// The cache prefsd writes, on real files: merging, refusals, deletions and full reads.
 @Suite struct FleetMirrorTests {
-    static let machineID = "00112233445566778899aabbccddeeff"
-    let directory: TemporaryDirectory
-    let paths: StorePaths
-    let layout = try! FleetKeyLayout()
-    let app = try! DomainName("com.example.App")
+    let fixture: FleetCacheFixture
+    var paths: StorePaths { fixture.paths }
+    var layout: FleetKeyLayout { fixture.layout }
+    var app: DomainName { fixture.app }
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "fleet-mirror")
-        paths = StorePaths(
-            preferencesDirectory: directory.file("prefs"), systemDirectory: nil, shippedDirectory: nil,
-            machineID: Self.machineID, fleetDirectory: directory.file("prefs/Fleet"))
-    }
-
-    func put(
-        _ target: FleetTarget, _ kind: FleetKind, _ values: PlistDictionary, revision: Int64
-    ) throws
-        -> EtcdWatchEvent
-    {
-        let bytes = try PlistSerialization.encode(.dictionary(values), format: .binary)
-        return EtcdWatchEvent(
-            kind: .put,
-            keyValue: EtcdKeyValue(
-                key: Array(layout.key(target: target, kind: kind, domain: app).utf8), value: bytes,
-                modRevision: revision))
+        fixture = try FleetCacheFixture(prefix: "fleet-mirror")
     }
 
     func store() -> PreferencesStore {
@@ -45,12 +28,15 @@ import Testing
         _ = try mirror.prepare()
         let refusals = try mirror.apply(
             [
-                try put(.all, .forced, ["a": "all", "b": "all", "c": "all", "d": "all"], revision: 2),
-                try put(.group("second"), .forced, ["b": "second", "c": "second", "d": "second"], revision: 3),
-                try put(.group("first"), .forced, ["c": "first", "d": "first"], revision: 4),
-                try put(.host(Self.machineID), .forced, ["d": "host"], revision: 5),
-                try put(.group("other"), .forced, ["a": "other"], revision: 6),
-                try put(.host("ffffffffffffffffffffffffffffffff"), .forced, ["a": "elsewhere"], revision: 7),
+                try fixture.put(
+                    ["a": "all", "b": "all", "c": "all", "d": "all"], revision: 2, target: .all, kind: .forced),
+                try fixture.put(
+                    ["b": "second", "c": "second", "d": "second"], revision: 3, target: .group("second"), kind: .forced),
+                try fixture.put(["c": "first", "d": "first"], revision: 4, target: .group("first"), kind: .forced),
+                try fixture.put(["d": "host"], revision: 5, target: .host(FleetCacheFixture.machineID), kind: .forced),
+                try fixture.put(["a": "other"], revision: 6, target: .group("other"), kind: .forced),
+                try fixture.put(
+                    ["a": "elsewhere"], revision: 7, target: .host("ffffffffffffffffffffffffffffffff"), kind: .forced),
             ], revision: 7)
         #expect(refusals.isEmpty)
         #expect(mirror.revision == 7)
@@ -70,7 +56,7 @@ import Testing
     @Test func refusedValuesKeepTheLastGoodAndDeletionsAndFullReadsRemove() throws {
         var mirror = try FleetMirror(paths: paths, layout: layout, groups: [], limits: .init(maxValueBytes: 1024))
         _ = try mirror.prepare()
-        _ = try mirror.apply([try put(.all, .default, ["k": "good"], revision: 2)], revision: 2)
+        _ = try mirror.apply([try fixture.put(["k": "good"], revision: 2, target: .all, kind: .default)], revision: 2)
         let key = layout.key(target: .all, kind: .default, domain: app)
         let bad = EtcdWatchEvent(
             kind: .put, keyValue: EtcdKeyValue(key: Array(key.utf8), value: Array("(1,".utf8), modRevision: 3))
@@ -95,7 +81,7 @@ import Testing
     @Test func aStartRebuildsTheMergedFilesFromTheDurableState() throws {
         var mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
         _ = try mirror.prepare()
-        _ = try mirror.apply([try put(.all, .forced, ["k": "policy"], revision: 2)], revision: 2)
+        _ = try mirror.apply([try fixture.put(["k": "policy"], revision: 2, target: .all, kind: .forced)], revision: 2)
         let merged = try paths.path(for: DomainID(app, scope: .fleetForced))
         let sources = try #require(paths.fleetSourcesPath(for: DomainID(app, scope: .fleetForced)))
 

@@ -8,25 +8,13 @@ import Testing
 
 /// The fleet state's log on real files: framing, torn tails, replay after the state file, folding.
 @Suite struct FleetStateLogTests {
-    static let machineID = "00112233445566778899aabbccddeeff"
-    let directory: TemporaryDirectory
-    let paths: StorePaths
-    let layout = try! FleetKeyLayout()
-    let app = try! DomainName("com.example.App")
+    let fixture: FleetCacheFixture
+    var paths: StorePaths { fixture.paths }
+    var layout: FleetKeyLayout { fixture.layout }
+    var app: DomainName { fixture.app }
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "fleet-log")
-        paths = StorePaths(
-            preferencesDirectory: directory.file("prefs"), systemDirectory: nil, shippedDirectory: nil,
-            machineID: Self.machineID, fleetDirectory: directory.file("prefs/Fleet"))
-    }
-
-    func put(_ values: PlistDictionary, revision: Int64, kind: FleetKind = .forced) throws -> EtcdWatchEvent {
-        EtcdWatchEvent(
-            kind: .put,
-            keyValue: EtcdKeyValue(
-                key: Array(layout.key(target: .all, kind: kind, domain: app).utf8),
-                value: try PlistSerialization.encode(.dictionary(values), format: .binary), modRevision: revision))
+        fixture = try FleetCacheFixture(prefix: "fleet-log")
     }
 
     func entry(_ value: String, _ revision: Int64) -> FleetMirror.Entry {
@@ -77,7 +65,7 @@ import Testing
         _ = try mirror.replaceAll(with: [], revision: 1)
         for step in 2...6 {
             _ = try mirror.apply(
-                [try put(["Step": .integer(.init(Int64(step)))], revision: Int64(step))], revision: Int64(step))
+                [try fixture.put(["Step": .integer(.init(Int64(step)))], revision: Int64(step))], revision: Int64(step))
         }
         let log = mirror.cache.log
         let whole = size(log.path)
@@ -103,7 +91,7 @@ import Testing
         var mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
         _ = try mirror.prepare()
         _ = try mirror.replaceAll(with: [], revision: 1)
-        _ = try mirror.apply([try put(["Step": 2], revision: 2)], revision: 2)
+        _ = try mirror.apply([try fixture.put(["Step": 2], revision: 2)], revision: 2)
         let stale = try Data(contentsOf: URL(fileURLWithPath: mirror.cache.log.path))
         // A full read folds everything into the state; a crash before the log is cut leaves the old record.
         _ = try mirror.replaceAll(
@@ -128,7 +116,10 @@ import Testing
         var largest = 0
         for step in 2...40 {
             _ = try mirror.apply(
-                [try put(["Step": .integer(.init(Int64(step))), "Filler": .string(filler)], revision: Int64(step))],
+                [
+                    try fixture.put(
+                        ["Step": .integer(.init(Int64(step))), "Filler": .string(filler)], revision: Int64(step))
+                ],
                 revision: Int64(step))
             largest = max(largest, size(mirror.cache.log.path))
         }
@@ -145,17 +136,12 @@ import Testing
         var mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
         _ = try mirror.prepare()
         _ = try mirror.replaceAll(with: [], revision: 1)
-        let otherHost = EtcdWatchEvent(
-            kind: .put,
-            keyValue: EtcdKeyValue(
-                key: Array(
-                    layout.key(target: .host("ffffffffffffffffffffffffffffffff"), kind: .forced, domain: app).utf8),
-                value: try PlistSerialization.encode(["k": 1], format: .binary), modRevision: 2))
+        let otherHost = try fixture.put(["k": 1], revision: 2, target: .host("ffffffffffffffffffffffffffffffff"))
         _ = try mirror.apply([otherHost], revision: 2)
         #expect(mirror.revision == 2)
         #expect(try mirror.cache.log.read().records.isEmpty)
         // The next change here carries the revision.
-        _ = try mirror.apply([try put(["Step": 3], revision: 3)], revision: 3)
+        _ = try mirror.apply([try fixture.put(["Step": 3], revision: 3)], revision: 3)
         #expect(try mirror.cache.log.read().records.map(\.revision) == [3])
     }
 }
