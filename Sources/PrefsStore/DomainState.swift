@@ -95,11 +95,6 @@ struct DomainState {
     var issue: PrefsStoreError?
     /// Whether ``issue`` is a corrupt file, which the next write sets aside.
     var issueIsCorrupt = false
-    /// Whether this process writes the domain's file and announces its contents before writing it (prefsd's fleet
-    /// cache): the file then lags the announced values, and is never read again.
-    var isAnnounced = false
-    /// The fleet sources announced with the contents, newer than the sources file until it is written.
-    var announcedFleetSources: [String: FleetSource]?
 
     var pending: [PlistKey: PendingChange] = [:]
     var replacement: PendingReplacement?

@@ -78,7 +78,15 @@ extension PreferencesStore {
             } catch {
                 loaded = DomainState(id: domain, location: nil, locationError: error)
             }
-            return state.withLock { state in (state.install(loaded), state.endBatch()) }
+            return state.withLock { state in
+                // Contents announced for the file stand for it (they may be newer than what was just read).
+                if let announced = state.announced[domain] {
+                    loaded.disk = announced.values
+                    loaded.issue = nil
+                    if loaded.sequence == 0 { loaded.sequence = 1 }
+                }
+                return (state.install(loaded), state.endBatch())
+            }
         }
         if deliver { deliverQueued() }
         return slot
@@ -93,6 +101,8 @@ extension PreferencesStore {
     func presentSlot(_ domain: DomainID) -> Int? {
         if let slot = state.withLock({ $0.slot(of: domain) }) { return slot }
         if isInMemory { return nil }
+        // Contents announced for a file not written yet.
+        if state.withLock({ $0.announced[domain] != nil }) { return loadDomain(domain) }
         // A read-only layer without a directory (no fleet cache, no system directory) has nothing to load.
         if !domain.scope.isWritable, paths.directory(of: domain.scope) == nil { return nil }
         do {
@@ -139,7 +149,7 @@ extension PreferencesStore {
         let (id, location, knownIdentity, isAnnounced) = state.withLock { state in
             (
                 state.domains[slot].id, state.domains[slot].location, state.domains[slot].identity,
-                state.domains[slot].isAnnounced
+                state.announced[state.domains[slot].id] != nil
             )
         }
         guard let location, !isAnnounced else { return }
@@ -150,6 +160,8 @@ extension PreferencesStore {
         }
         let contents = DomainFile.load(location, domain: id, codec: codec, limits: configuration.limits)
         state.withLock { state in
+            // Announced meanwhile: the announced contents stand for the file, which may lag them.
+            if state.announced[id] != nil { return }
             // An editor that rewrites in place truncates first: do not take a half-written file for the domain.
             if contents.isUnsettled(now: FileSystem.currentTimeSince1970()) {
                 state.markUnsettled(slot: slot)

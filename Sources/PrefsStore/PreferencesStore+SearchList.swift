@@ -42,8 +42,8 @@ extension PreferencesStore {
         let layers = searchList.layers
         var fleetSources: [DomainID: [String: FleetSource]] = state.withLock { state in
             var announced: [DomainID: [String: FleetSource]] = [:]
-            for (domain, slot) in domainSlots {
-                if let sources = state.domains[slot].announcedFleetSources { announced[domain] = sources }
+            for domain in domainSlots.keys {
+                if let sources = state.announced[domain]?.fleetSources { announced[domain] = sources }
             }
             return announced
         }

@@ -35,6 +35,9 @@ struct StoreState {
 
     var domains: [DomainState] = []
     var slots: [DomainID: Int] = [:]
+    /// The contents announced for files this process alone writes (``PreferencesStore/announceFileContents(_:fleetSources:of:origin:)``),
+    /// loaded or not: they stand for those files, which may lag them.
+    var announced: [DomainID: AnnouncedContents] = [:]
     /// The slot ``slot(of:)`` found last.
     var recentSlot: Int?
     var registered: PlistDictionary = [:]

@@ -128,4 +128,23 @@ import Testing
         #expect(store.effectiveValue(forKey: "Step", in: list) == 2)
         #expect(store.effectiveValue(forKey: "Old", in: list) == nil)
     }
+
+    @Test func aDomainLoadedAfterItsAnnouncementStartsFromIt() throws {
+        let mirror = try FleetMirror(paths: paths, layout: layout, groups: [])
+        try mirror.cache.create()
+        let file = try paths.path(for: forced)
+        try Data(try PlistSerialization.encode(["Step": 1], format: .binary)).write(to: URL(fileURLWithPath: file))
+        let store = daemonStore()
+        // Announced while nobody has loaded the domain, its file not written yet: a later load must not step back.
+        store.announceFileContents(
+            ["Step": 2], fleetSources: ["Step": FleetSource(key: "/k", revision: 2)], of: forced,
+            origin: .otherProcess(pid: 1))
+        #expect(store.effectiveValue(forKey: "Step", in: list) == 2)
+        #expect(store.resolve("Step", in: list).winner?.fleetSource == FleetSource(key: "/k", revision: 2))
+        // A domain whose first file is not written yet reads as announced too.
+        let other = DomainID(try DomainName("com.example.Other"), scope: .fleetDefault)
+        store.announceFileContents(["New": true], of: other, origin: .otherProcess(pid: 1))
+        #expect(store.value(forKey: "New", in: other) == true)
+    }
+
 }
