@@ -138,12 +138,13 @@ package final class EtcdClient: Sendable {
     }
 
     /// Watches every key that starts with `prefix` from `startRevision` on one connection to `endpoint`, handing
-    /// each message to `handle`, until the connection breaks, `handle` throws or the task is cancelled.
+    /// each message to `handle`, until the connection breaks, `handle` throws or the task is cancelled. `handle`
+    /// runs on the connection's event loop as each batch arrives, and must not block.
     /// - Throws: ``EtcdError``: `compacted` (with ``EtcdError/compactRevision``) when `startRevision` is older than
     ///   what etcd keeps; `unavailable` when the stream ends or breaks; or what `handle` throws.
     package func watch(
         prefix: String, startRevision: Int64, endpoint: EtcdEndpoint,
-        handle: @escaping @Sendable (EtcdWatchMessage) async throws -> Void
+        handle: @escaping @Sendable (EtcdWatchMessage) throws -> Void
     ) async throws {
         let request: PlistDictionary = [
             "create_request": .dictionary([
@@ -163,7 +164,7 @@ package final class EtcdClient: Sendable {
                     request, startRevision: startRevision, endpoint: endpoint, authorization: authorization
                 ) { message in
                     delivered.store(true, ordering: .relaxed)
-                    try await handle(message)
+                    try handle(message)
                 }
                 return
             } catch let error as EtcdError where error.code == .unauthenticated || error.code == .permissionDenied {
@@ -180,7 +181,7 @@ package final class EtcdClient: Sendable {
 
     private func watchOnce(
         _ request: PlistDictionary, startRevision: Int64, endpoint: EtcdEndpoint, authorization: String?,
-        handle: @escaping @Sendable (EtcdWatchMessage) async throws -> Void
+        handle: @escaping @Sendable (EtcdWatchMessage) throws -> Void
     ) async throws {
         try await transport.stream(
             "/v3/watch", body: EtcdJSON.encode(request), to: endpoint, authorization: authorization
@@ -204,12 +205,12 @@ package final class EtcdClient: Sendable {
                 throw EtcdError(code, "etcd at \(endpoint) cancelled the watch: \(reason ?? "no reason given")")
             }
             if case .bool(true)? = result["created"] {
-                try await handle(.created(revision: revision))
+                try handle(.created(revision: revision))
                 return
             }
             let events = EtcdJSON.dictionaries(result, "events")
             if events.isEmpty {
-                try await handle(.progress(revision: revision))
+                try handle(.progress(revision: revision))
                 return
             }
             var batch: [EtcdWatchEvent] = []
@@ -218,7 +219,7 @@ package final class EtcdClient: Sendable {
                 batch.append(
                     EtcdWatchEvent(kind: kind, keyValue: try EtcdKeyValue(json: EtcdJSON.dictionary(event, "kv"))))
             }
-            try await handle(.events(batch, revision: revision))
+            try handle(.events(batch, revision: revision))
         }
     }
 

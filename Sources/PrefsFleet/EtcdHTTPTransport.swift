@@ -59,20 +59,24 @@ struct EtcdHTTPTransport: Sendable {
 
     /// Sends one request and hands each JSON object of the streaming response to `handle`, until the server ends
     /// the response, the connection breaks, `handle` throws, or the task is cancelled.
+    ///
+    /// `handle` runs on the connection's event loop, as each chunk arrives: a watch's event reaches prefsd's store
+    /// without waking another thread first (with fifty hosts on two cores, every wake waits its turn). It must not
+    /// block.
     /// - Throws: ``EtcdError`` (`unavailable` when the stream ends or breaks), or what `handle` throws.
     func stream(
         _ path: String, body: [UInt8], to endpoint: EtcdEndpoint, authorization: String? = nil,
-        handle: @Sendable ([UInt8]) async throws -> Void
+        handle: @escaping @Sendable ([UInt8]) throws -> Void
     ) async throws {
         let connection: Connection
         do {
-            connection = try await connect(to: endpoint)
+            connection = try await connect(to: endpoint, objects: handle)
         } catch {
             throw EtcdError(.unavailable, "cannot connect to etcd at \(endpoint): \(error)")
         }
         try await connection.executeThenClose { inbound, outbound in
             try await send(path, body: body, endpoint: endpoint, authorization: authorization, outbound, inbound)
-            var splitter = JSONObjectSplitter()
+            // Only the head, the body of a refusal and the end come this way: a 200 body goes to `handle`.
             var status: HTTPResponseStatus = .ok
             var errorBody: [UInt8] = []
             for try await part in inbound {
@@ -80,12 +84,7 @@ struct EtcdHTTPTransport: Sendable {
                 case .head(let head):
                     status = head.status
                 case .body(var buffer):
-                    let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-                    if status != .ok {
-                        errorBody += bytes.prefix(4096 - errorBody.count)
-                        continue
-                    }
-                    for object in try splitter.append(bytes) { try await handle(object) }
+                    errorBody += (buffer.readBytes(length: buffer.readableBytes) ?? []).prefix(4096 - errorBody.count)
                 case .end:
                     if status != .ok { throw Self.refusal(status, errorBody, path: path, endpoint: endpoint) }
                     throw EtcdError(.unavailable, "etcd at \(endpoint) ended the \(path) stream")
@@ -145,7 +144,11 @@ struct EtcdHTTPTransport: Sendable {
         endpoint.isSecure ? "" : " (if the member serves TLS, its endpoint is https://)"
     }
 
-    private func connect(to endpoint: EtcdEndpoint) async throws -> Connection {
+    /// Opens a connection; with `objects`, the JSON objects of a 200 response's body go to it on the event loop
+    /// (``StreamObjectHandler``) instead of the async stream.
+    private func connect(
+        to endpoint: EtcdEndpoint, objects: (@Sendable ([UInt8]) throws -> Void)? = nil
+    ) async throws -> Connection {
         let tls = endpoint.isSecure ? try self.tls ?? EtcdTLSContext.systemDefault.get() : nil
         return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(connectTimeout)
@@ -157,6 +160,9 @@ struct EtcdHTTPTransport: Sendable {
                         try channel.pipeline.syncOperations.addHandler(TLSClientHandler(tls: tls, endpoint: endpoint))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    if let objects {
+                        try channel.pipeline.syncOperations.addHandler(StreamObjectHandler(handle: objects))
+                    }
                     return try Connection(wrappingChannelSynchronously: channel)
                 }
             }
