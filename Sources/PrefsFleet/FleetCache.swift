@@ -165,7 +165,14 @@ package struct FleetCache: Sendable {
     package mutating func append(
         _ record: FleetStateLog.Record, entries: @autoclosure () -> [String: FleetMirror.Entry]
     ) throws(EtcdError) {
-        logBytes = try log.append(record)
+        do {
+            logBytes = try log.append(record)
+        } catch {
+            // A write cut short (a full disk) would leave part of a record, and the records appended after it would
+            // be lost to the next start, which stops there: cut it off (when that fails too, the start does).
+            try? log.truncate(to: logBytes)
+            throw error
+        }
         if logBytes > max(Self.minimumLogBytesToFold, stateBytes) {
             try writeState(entries: entries(), revision: record.revision)
         }

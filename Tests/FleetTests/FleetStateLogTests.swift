@@ -145,3 +145,47 @@ import Testing
         #expect(try mirror.cache.log.read().records.map(\.revision) == [3])
     }
 }
+
+/// The log on a full disk (a small tmpfs): an append cut short is cut off, so the records after it are not lost.
+@Suite(.enabled(if: SmallFileSystem.isAvailable, "mounting a small tmpfs needs root"))
+struct FleetStateLogFullDiskTests {
+    let fixture: FleetCacheFixture
+    let disk: SmallFileSystem
+
+    init() throws {
+        fixture = try FleetCacheFixture(prefix: "fleet-log-full")
+        disk = try SmallFileSystem(
+            at: fixture.paths.preferencesDirectory, kilobytes: 128, owner: fixture.directory)
+    }
+
+    @Test func anAppendCutShortIsCutOffAndTheNextRecordsStay() throws {
+        var mirror = try FleetMirror(paths: fixture.paths, layout: fixture.layout, groups: [])
+        _ = try mirror.prepare()
+        _ = try mirror.replaceAll(with: [], revision: 1)
+        _ = try mirror.apply([try fixture.put(["Step": 2], revision: 2)], revision: 2)
+        var cache = mirror.cache
+        let before = try cache.log.read().validBytes
+        // Room for part of the next record only: 8 KiB free, a record of about 40 KiB.
+        let spare = fixture.paths.preferencesDirectory + "/spare"
+        try Data(repeating: 1, count: 8192).write(to: URL(fileURLWithPath: spare))
+        try disk.fill()
+        try FileManager.default.removeItem(atPath: spare)
+        let key = fixture.layout.key(target: .all, kind: .forced, domain: fixture.app)
+        func record(_ values: PlistDictionary, _ revision: Int64) -> FleetStateLog.Record {
+            FleetStateLog.Record(
+                revision: revision, entries: [key: FleetMirror.Entry(modRevision: revision, values: values)],
+                removed: [])
+        }
+        let big = PlistValue.data([UInt8](repeating: 7, count: 40_000))
+        #expect(throws: EtcdError.self) { try cache.append(record(["Step": 3, "Big": big], 3), entries: [:]) }
+        let contents = try cache.log.read()
+        #expect(contents.totalBytes == before, "the log was left at \(contents.totalBytes) bytes, not \(before)")
+
+        try disk.makeRoom()
+        try cache.append(record(["Step": 4], 4), entries: [:])
+        var restarted = try FleetMirror(paths: fixture.paths, layout: fixture.layout, groups: [])
+        #expect(try restarted.prepare() == nil)
+        #expect(restarted.revision == 4)
+        #expect(restarted.entries.values.map(\.values) == [["Step": 4]])
+    }
+}
