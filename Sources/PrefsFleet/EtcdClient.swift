@@ -78,10 +78,16 @@ package final class EtcdClient: Sendable {
 
     /// Writes one key unconditionally.
     /// - Returns: The revision of the write.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - value: Its new value.
+    ///   - lease: A lease to attach the key to (``grantLease(seconds:)``): the key goes when the lease expires or is
+    ///     revoked.
     @discardableResult
-    package func put(_ key: String, value: [UInt8]) async throws(EtcdError) -> Int64 {
-        let response = try await call(
-            "/v3/kv/put", ["key": EtcdJSON.base64(key), "value": EtcdJSON.base64(value)], what: "a put of \(key)")
+    package func put(_ key: String, value: [UInt8], lease: EtcdLease? = nil) async throws(EtcdError) -> Int64 {
+        var request: PlistDictionary = ["key": EtcdJSON.base64(key), "value": EtcdJSON.base64(value)]
+        if let lease { request["lease"] = .string(String(lease.id)) }
+        let response = try await call("/v3/kv/put", request, what: "a put of \(key)")
         return try EtcdJSON.headerRevision(response)
     }
 
@@ -289,7 +295,7 @@ package final class EtcdClient: Sendable {
 
     /// Sends a unary request with the token, authenticating once more and sending it again when etcd refuses the
     /// token; explains permission errors.
-    private func call(
+    func call(
         _ path: String, _ request: PlistDictionary, what: String
     ) async throws(EtcdError) -> PlistDictionary {
         var attempt = 0
