@@ -70,7 +70,7 @@ package final class FleetCacheWriter: Sendable {
     }
 
     /// Wakes the thread, or writes at once without one.
-    private func written() {
+    private func writeSoon() {
         if writesInline.load(ordering: .acquiring) {
             _ = writeStaged()
         } else {
@@ -84,7 +84,7 @@ package final class FleetCacheWriter: Sendable {
         staged.withLock { $0.domains[domain] = contents }
         store?.announceFileContents(
             contents.values, fleetSources: contents.sources, of: domain, origin: .otherProcess(pid: POSIX.processID))
-        written()
+        writeSoon()
     }
 
     /// Stages a batch's log record.
@@ -97,7 +97,7 @@ package final class FleetCacheWriter: Sendable {
             staged.entries = entries
             staged.revision = record.revision
         }
-        written()
+        writeSoon()
     }
 
     /// Stages the whole state (after a full read): it replaces every record staged before.
@@ -108,7 +108,7 @@ package final class FleetCacheWriter: Sendable {
             staged.entries = entries
             staged.revision = revision
         }
-        written()
+        writeSoon()
     }
 
     /// Writes what is staged, then ends the thread; returns when it has (at shutdown, so that nothing is left).

@@ -99,10 +99,11 @@ extension PreferencesStore {
     /// nothing behind: such a domain reads as empty with version 0 and is not loaded. A domain whose file cannot be
     /// checked is loaded, to report why.
     func presentSlot(_ domain: DomainID) -> Int? {
-        if let slot = state.withLock({ $0.slot(of: domain) }) { return slot }
+        let (loaded, announced) = state.withLock { ($0.slot(of: domain), $0.announced[domain] != nil) }
+        if let loaded { return loaded }
         if isInMemory { return nil }
         // Contents announced for a file not written yet.
-        if state.withLock({ $0.announced[domain] != nil }) { return loadDomain(domain) }
+        if announced { return loadDomain(domain) }
         // A read-only layer without a directory (no fleet cache, no system directory) has nothing to load.
         if !domain.scope.isWritable, paths.directory(of: domain.scope) == nil { return nil }
         do {
