@@ -362,11 +362,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Adds one frame's payload to the frames gathered for the next flush.
     private func append(_ payload: [UInt8], context: ChannelHandlerContext) {
-        var buffer = outbound ?? context.channel.allocator.buffer(capacity: max(4096, payload.count + 4))
+        // Taken out of `outbound` first: a second reference would make each append copy the whole buffer.
+        var buffer = outbound.take() ?? context.channel.allocator.buffer(capacity: max(4096, payload.count + 4))
         buffer.writeInteger(UInt32(payload.count), endianness: .big)
         buffer.writeBytes(payload)
         if buffer.readableBytes >= 64 * 1024 {
-            outbound = nil
             context.write(wrapOutboundOut(buffer), promise: nil)
         } else {
             outbound = buffer

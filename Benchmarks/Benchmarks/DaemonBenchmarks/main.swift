@@ -29,14 +29,23 @@ func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
 }
-// `--attach SOCKET DEPTH SECONDS`: only the get load, against a daemon already running (for profiling it).
-if arguments.first == "--attach", arguments.count == 4, let depth = Int(arguments[2]), let time = Double(arguments[3]) {
+// `--attach SOCKET DEPTH SECONDS [get|set]`: only the get (or set) load, against a daemon already running (for
+// profiling it).
+if arguments.first == "--attach", arguments.count >= 4, let depth = Int(arguments[2]), let time = Double(arguments[3]) {
     let domain = WireDomain("org.preferences.bench")
     let hello = try WireFrame.encode(WireRequest(id: 0, .hello(WireHello(client: "DaemonBenchmarks"))).dictionary)
-    let get = try WireFrame.encode(WireRequest(id: 2, .get(domain, key: "key")).dictionary)
+    let isSet = arguments.count > 4 && arguments[4] == "set"
+    let request: WireRequest =
+        isSet
+        ? WireRequest(id: 3, .set(domain, key: "key", value: "value", expectedVersion: nil))
+        : WireRequest(id: 2, .get(domain, key: "key"))
     let outcome = try LoadGenerator.run(
-        socket: arguments[1], connections: 50, depth: depth, duration: time, hello: hello, frame: get)
-    print(String(format: "get, 50 clients, depth %d: %.0f requests per second", depth, outcome.perSecond))
+        socket: arguments[1], connections: 50, depth: depth, duration: time, hello: hello,
+        frame: try WireFrame.encode(request.dictionary))
+    print(
+        String(
+            format: "%@, 50 clients, depth %d: %.0f requests per second", isSet ? "set" : "get", depth,
+            outcome.perSecond))
     exit(0)
 }
 let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
