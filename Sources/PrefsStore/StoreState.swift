@@ -59,8 +59,21 @@ struct StoreState {
         func watches(_ changed: String) -> Bool { key.map { $0 == changed } ?? true }
     }
     var nextObserverID: UInt64 = 1
-    /// Events of the operation in progress, per observer; moved to ``deliveries`` when it ends.
-    var batch: [UInt64: [ChangeEvent]] = [:]
+    /// Events of the operation in progress, each once, and who receives which; moved to ``deliveries`` when it
+    /// ends. An observer that receives every event of the operation (the usual case) is handed this very array, so a
+    /// change that a thousand observers watch is one array, not a thousand.
+    var batchEvents: [ChangeEvent] = []
+    var batchRecipients: [BatchRecipient] = []
+
+    /// One observer's receipt of one event of ``batchEvents``.
+    struct BatchRecipient: Comparable {
+        let observer: UInt64
+        let event: Int
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.observer, lhs.event) < (rhs.observer, rhs.event)
+        }
+    }
     var deliveries: [Delivery] = []
     var isDelivering = false
 
@@ -460,14 +473,24 @@ struct StoreState {
             let event = ChangeEvent(
                 domain: domains[slot].id, key: key, oldValue: old, newValue: new, sequence: domains[slot].sequence,
                 origin: origin)
-            for watcher in watchers where watcher.watches(key) {
-                batch[watcher.id, default: []].append(event)
-            }
+            queue(event, to: watchers)
         }
         let links = domains[slot].viewLinks
         for link in links {
             guard let view = link.view else { continue }
             updateView(view, key: key, changedPosition: link.position, newValue: new, origin: origin)
+        }
+    }
+
+    /// Adds an event to the operation's batch for the watchers that watch its key.
+    private mutating func queue(_ event: ChangeEvent, to watchers: [Watcher]) {
+        var index: Int?
+        for watcher in watchers where watcher.watches(event.key) {
+            if index == nil {
+                index = batchEvents.count
+                batchEvents.append(event)
+            }
+            batchRecipients.append(BatchRecipient(observer: watcher.id, event: index!))
         }
     }
 
@@ -495,9 +518,7 @@ struct StoreState {
             if case .domain(let index) = slots[changedPosition] {
                 event.layer = (domains[index].id, domains[index].sequence)
             }
-            for watcher in watchers where watcher.watches(key) {
-                batch[watcher.id, default: []].append(event)
-            }
+            queue(event, to: watchers)
         }
     }
 
@@ -552,12 +573,28 @@ struct StoreState {
     /// Moves the events of the finished operation to the delivery queue.
     /// - Returns: Whether anything waits to be delivered.
     mutating func endBatch() -> Bool {
-        if !batch.isEmpty {
-            for (id, events) in batch.sorted(by: { $0.key < $1.key }) {
-                guard let observer = observers[id] else { continue }
-                deliveries.append(.events(observer.handler, observer.flag, events))
+        if !batchRecipients.isEmpty {
+            // Observers in identifier order, each with its events in the order they happened. Watchers are kept in
+            // registration order, so the receipts of a one-change operation usually come sorted already.
+            if batchRecipients.indices.dropFirst().contains(where: { batchRecipients[$0] < batchRecipients[$0 - 1] }) {
+                batchRecipients.sort()
             }
-            batch = [:]
+            var start = 0
+            while start < batchRecipients.count {
+                let id = batchRecipients[start].observer
+                var end = start + 1
+                while end < batchRecipients.count, batchRecipients[end].observer == id { end += 1 }
+                if let observer = observers[id] {
+                    // An observer receives an event at most once, so as many receipts as events means all of them.
+                    let events =
+                        end - start == batchEvents.count
+                        ? batchEvents : batchRecipients[start..<end].map { batchEvents[$0.event] }
+                    deliveries.append(.events(observer.handler, observer.flag, events))
+                }
+                start = end
+            }
+            batchEvents = []
+            batchRecipients.removeAll(keepingCapacity: true)
         }
         return !deliveries.isEmpty
     }

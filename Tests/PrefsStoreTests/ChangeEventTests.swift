@@ -1,5 +1,6 @@
 import Foundation
 import PrefsPlist
+import Synchronization
 import Testing
 
 @testable import PrefsStore
@@ -41,6 +42,41 @@ import Testing
         #expect(domainRecorder.events.allSatisfy { $0.origin == .client(pid: 77, uid: 1000) })
         #expect(keyRecorder.events.map(\.key) == ["b"])
         _ = (keyToken, domainToken)
+    }
+
+    @Test func observersGetTheirEventsInRegistrationOrderEachWithItsOwnShare() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.makeStore()
+        // Receipts are recorded domain watchers first, effective ones after: the effective observer, registered
+        // first, must still be called first.
+        let order = Mutex<[String]>([])
+        let effective = EventRecorder()
+        let twoKeys = EventRecorder()
+        let all = EventRecorder()
+        let list = SearchList(domain: app.name)
+        let tokens = [
+            store.observe(.effective(list)) { events in
+                order.withLock { $0.append("effective") }
+                effective.handler(events)
+            },
+            store.observe(.key("b", in: app)) { events in
+                order.withLock { $0.append("b") }
+                twoKeys.handler(events)
+            },
+            store.observe(.domain(app)) { events in
+                order.withLock { $0.append("domain") }
+                all.handler(events)
+            },
+        ]
+        try store.setMany(["a": 1, "b": 2, "c": 3], in: app)
+        #expect(eventually { order.withLock { $0.count } == 3 })
+        #expect(order.withLock { $0 } == ["effective", "b", "domain"])
+        #expect(effective.events.map(\.key) == ["a", "b", "c"])
+        #expect(twoKeys.events.map(\.key) == ["b"])
+        #expect(all.events.map(\.key) == ["a", "b", "c"])
+        #expect(all.events.map(\.sequence) == [1, 2, 3])
+        #expect(all.batchSizes == [3])
+        _ = tokens
     }
 
     @Test func subscribingReturnsASnapshotConsistentWithTheEvents() throws {
