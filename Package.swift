@@ -221,7 +221,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsDaemonTests",
-            dependencies: ["PrefsDaemon", "PrefsClient", "PrefsTestSupport"]
+            dependencies: [
+                "PrefsDaemon", "PrefsClient", "PrefsTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "PrefsClientTests",

@@ -16,7 +16,7 @@ import PrefsWire
 /// closed connection is dropped, and a connection that makes no progress for the idle timeout is closed (one with
 /// subscriptions waits for events, and is never idle).
 final class ConnectionHandler: ChannelDuplexHandler {
-    typealias InboundIn = InboundFrame
+    typealias InboundIn = [InboundFrame]
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -125,14 +125,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !isClosing else { return }
-        switch unwrapInboundIn(data) {
-        case .request(let request):
-            pending.append(.success(request))
-        case .message(let message):
-            do throws(WireRequest.Rejection) {
-                pending.append(.success(try WireRequest(dictionary: message)))
-            } catch {
-                pending.append(.failure(error))
+        for frame in unwrapInboundIn(data) {
+            switch frame {
+            case .request(let request):
+                pending.append(.success(request))
+            case .message(let message):
+                do throws(WireRequest.Rejection) {
+                    pending.append(.success(try WireRequest(dictionary: message)))
+                } catch {
+                    pending.append(.failure(error))
+                }
             }
         }
         isReading = true
@@ -333,10 +335,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Writes a reply; one too large for a frame becomes a `limitExceeded` error reply.
     private func write(_ reply: WireReply, context: ChannelHandlerContext) {
-        if let payload = FlatReplyEncoder.encode(reply), payload.count <= limits.maxFrameBytes {
-            append(payload, context: context)
-            return
-        }
+        // Taken out of `outbound` first: a second reference would make each write copy the whole buffer.
+        var buffer = outbound.take() ?? context.channel.allocator.buffer(capacity: 4096)
+        let wroteFlat = FlatReplyEncoder.appendFrame(of: reply, to: &buffer, maxFrameBytes: limits.maxFrameBytes)
+        gather(buffer, context: context)
+        if wroteFlat { return }
         do throws(PrefsWireError) {
             try writeFrame(reply.dictionary, context: context)
         } catch {
@@ -366,9 +369,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         var buffer = outbound.take() ?? context.channel.allocator.buffer(capacity: max(4096, payload.count + 4))
         buffer.writeInteger(UInt32(payload.count), endianness: .big)
         buffer.writeBytes(payload)
+        gather(buffer, context: context)
+    }
+
+    /// Keeps the gathered frames for the next flush, or hands them to the channel once they reach 64 KiB.
+    private func gather(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
         if buffer.readableBytes >= 64 * 1024 {
             context.write(wrapOutboundOut(buffer), promise: nil)
-        } else {
+        } else if buffer.readableBytes > 0 {
             outbound = buffer
         }
     }
@@ -425,12 +433,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func startStoreSubscription(
         _ id: UInt64, _ filter: ChangeFilter, generation: UInt64, context: ChannelHandlerContext
     ) -> (ObservationToken, StoreSnapshot) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let dispatch = shared.eventDispatch(for: context.eventLoop)
         let subscription = shared.store.subscribe(filter) { events in
-            eventLoop.execute {
-                loopBound.value.receive(events, subscription: id, generation: generation)
-            }
+            dispatch.send(.init(handler: handler, subscription: id, generation: generation, events: events))
         }
         return (subscription.token, subscription.snapshot)
     }
@@ -453,31 +459,36 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Sends a batch of store events for a subscription, or queues what the peer cannot take yet.
-    private func receive(_ events: [ChangeEvent], subscription id: UInt64, generation: UInt64) {
+    /// Sends a batch of store events for a subscription, or queues what the peer cannot take yet (called by
+    /// ``LoopEventDispatch`` on the event loop).
+    func receive(
+        _ events: [ChangeEvent], subscription id: UInt64, generation: UInt64, conversions: inout ChangeConversions
+    ) {
         guard let context, !isClosing, let subscription = subscriptions[id], subscription.generation == generation
         else { return }
+        let (converted, commonOrigin) = conversions.convert(events)
+        if let commonOrigin, let origin = converted.first?.origin,
+            commonOrigin.allSatisfy({ subscription.filter.keys.matches($0.key) })
+        {
+            // The usual case: every change is wanted and they have one origin, so the converted array is sent as
+            // it is.
+            deliver(
+                commonOrigin, subscription: id, filter: subscription.filter, origin: WireOrigin(origin),
+                context: context)
+            writeEvents(context: context)
+            return
+        }
         var changes: [WireChange] = []
         var batchOrigin: ChangeOrigin?
-        for event in events where subscription.filter.keys.matches(event.key) {
-            if let batchOrigin, batchOrigin != event.origin {
+        for item in converted where subscription.filter.keys.matches(item.change.key) {
+            if let batchOrigin, batchOrigin != item.origin {
                 deliver(
                     changes, subscription: id, filter: subscription.filter, origin: WireOrigin(batchOrigin),
                     context: context)
                 changes = []
             }
-            batchOrigin = event.origin
-            // An effective change names the layer that moved it, with that domain's own sequence number.
-            // The event's own domain is the subscribed (user or by-host) one, which always has a wire name.
-            var domain = (try? WireDomain(event.domain)) ?? WireDomain(event.domain.name.rawValue)
-            var sequence = event.sequence
-            if let layer = event.layer, let wire = try? WireDomain(layer.domain) {
-                domain = wire
-                sequence = layer.sequence
-            }
-            changes.append(
-                WireChange(domain: domain, key: event.key, old: event.oldValue, new: event.newValue, sequence: sequence)
-            )
+            batchOrigin = item.origin
+            changes.append(item.change)
         }
         if let batchOrigin, !changes.isEmpty {
             deliver(
@@ -499,23 +510,25 @@ final class ConnectionHandler: ChannelDuplexHandler {
             return
         }
         // As the queue's dequeue does: a change that changes nothing is not sent.
-        let changed = changes.filter { $0.old != $0.new }
+        let changed = changes.contains { $0.old == $0.new } ? changes.filter { $0.old != $0.new } : changes
         guard !changed.isEmpty else { return }
-        let event: WireEvent =
-            changed.count == 1
-            ? .change(subscription: id, changed[0], origin: origin)
-            : .batch(subscription: id, changed, origin: origin)
         let maxFrameBytes = limits.maxFrameBytes
         let key = EventFrameCache.Key(subscription: id, filter: filter, changes: changed)
-        if let payload = try? shared.eventFrames.payload(
+        if let frame = try? shared.eventFrames.frame(
             for: key,
             encode: { () throws(PrefsWireError) in
-                try WireFrame.encodePayload(event.dictionary, maxFrameBytes: maxFrameBytes)
+                let event: WireEvent =
+                    changed.count == 1
+                    ? .change(subscription: id, changed[0], origin: origin)
+                    : .batch(subscription: id, changed, origin: origin)
+                return try WireFrame.encodePayload(event.dictionary, maxFrameBytes: maxFrameBytes)
             }),
             // Encoded for another connection, whose limit a reload may have left higher than this one's.
-            payload.count <= maxFrameBytes
+            frame.readableBytes - 4 <= maxFrameBytes
         {
-            append(payload, context: context)
+            // The shared frame is written as it is, after the frames gathered before it.
+            writeOutbound(context: context)
+            context.write(wrapOutboundOut(frame), promise: nil)
         }
         pendingEventFlush = true
     }

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import NIOPosix
 import PrefsStore
 import PrefsWire
@@ -18,6 +19,7 @@ final class DaemonShared: Sendable {
     /// Encoded events, shared by the connections that send the same one.
     let eventFrames = EventFrameCache()
     private let currentPolicy: Mutex<ConnectionPolicy>
+    private let eventDispatches = Mutex<[ObjectIdentifier: LoopEventDispatch]>([:])
 
     init(
         store: PreferencesStore, policy: ConnectionPolicy, serverName: String, logger: Logger,
@@ -39,6 +41,16 @@ final class DaemonShared: Sendable {
         set {
             currentPolicy.withLock { $0 = newValue }
             frameBudget.setCapacity(newValue.limits.maxBufferedFrameBytes)
+        }
+    }
+
+    /// The hand-over of store events to the connections of `eventLoop`, made on first use.
+    func eventDispatch(for eventLoop: any EventLoop) -> LoopEventDispatch {
+        eventDispatches.withLock { dispatches in
+            if let dispatch = dispatches[ObjectIdentifier(eventLoop)] { return dispatch }
+            let dispatch = LoopEventDispatch(eventLoop: eventLoop)
+            dispatches[ObjectIdentifier(eventLoop)] = dispatch
+            return dispatch
         }
     }
 }

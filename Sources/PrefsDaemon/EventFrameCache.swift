@@ -1,7 +1,9 @@
+import NIOCore
 import PrefsWire
 import Synchronization
 
-/// Event payloads shared by the connections: one change sent to many subscribers is encoded once.
+/// Event frames shared by the connections: one change sent to many subscribers is encoded once, into one buffer
+/// that every connection writes as it is (a `ByteBuffer` is not copied for that).
 ///
 /// A subscription's identifier is its connection's own count, so the first subscription of every connection is
 /// number 1, and a change that a thousand clients watch becomes the same event on each of them. Events are known by a
@@ -38,7 +40,7 @@ final class EventFrameCache: Sendable {
 
     private struct Entries {
         var keys: [Key] = []
-        var payloads: [[UInt8]] = []
+        var frames: [ByteBuffer] = []
         /// Where the next entry goes once the list is full (the oldest one).
         var next = 0
     }
@@ -47,32 +49,36 @@ final class EventFrameCache: Sendable {
     static let capacity = 16
     private let entries = Mutex(Entries())
 
-    /// The payload of the event `key` names, encoded by `encode` unless it was encoded recently.
+    /// The frame (length prefix and payload) of the event `key` names, with the payload `encode` makes unless it
+    /// was encoded recently.
     /// - Throws: What `encode` throws; a failure is not cached.
-    func payload(for key: Key, encode: () throws(PrefsWireError) -> [UInt8]) throws(PrefsWireError) -> [UInt8] {
-        let cached = entries.withLock { entries -> [UInt8]? in
+    func frame(for key: Key, encode: () throws(PrefsWireError) -> [UInt8]) throws(PrefsWireError) -> ByteBuffer {
+        let cached = entries.withLock { entries -> ByteBuffer? in
             // Newest first: the event being fanned out is usually the last one added.
             var index = entries.next
             for _ in 0..<entries.keys.count {
                 index = index == 0 ? entries.keys.count - 1 : index - 1
-                if entries.keys[index] == key { return entries.payloads[index] }
+                if entries.keys[index] == key { return entries.frames[index] }
             }
             return nil
         }
         if let cached { return cached }
         // Encoded outside the lock: two threads meeting the same new event may both encode it, harmlessly.
         let payload = try encode()
-        entries.withLock { entries in
+        var frame = ByteBufferAllocator().buffer(capacity: payload.count + 4)
+        frame.writeInteger(UInt32(payload.count), endianness: .big)
+        frame.writeBytes(payload)
+        entries.withLock { [frame] entries in
             if entries.keys.count < Self.capacity {
                 entries.keys.append(key)
-                entries.payloads.append(payload)
+                entries.frames.append(frame)
                 entries.next = entries.keys.count % Self.capacity
             } else {
                 entries.keys[entries.next] = key
-                entries.payloads[entries.next] = payload
+                entries.frames[entries.next] = frame
                 entries.next = (entries.next + 1) % Self.capacity
             }
         }
-        return payload
+        return frame
     }
 }

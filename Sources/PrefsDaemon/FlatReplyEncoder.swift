@@ -1,3 +1,4 @@
+import NIOCore
 import PrefsPlist
 import PrefsWire
 
@@ -14,29 +15,106 @@ enum FlatReplyEncoder {
         encode(keys: dictionary.keys, values: dictionary.values, count: dictionary.count)
     }
 
-    /// The payload of a successful reply whose result fields are flat, written without building its dictionary;
-    /// `nil` for any other reply.
+    /// The payload of a successful reply whose result fields are flat (as ``appendFrame(of:to:maxFrameBytes:)``
+    /// writes it, without the length prefix); `nil` for any other reply.
     static func encode(_ reply: WireReply) -> [UInt8]? {
-        guard case .success(let result) = reply.outcome else { return nil }
-        let id = PlistValue.integer(PlistInteger(reply.id))
-        let op = PlistValue.string(result.operation.rawValue)
-        switch result {
-        case .get(let value?, let version):
-            return encode(keys: keysWithValue, values: [id, op, value, .integer(PlistInteger(version))], count: 4)
-        case .get(nil, let version), .set(let version), .setMany(let version), .remove(let version),
-            .writeDomain(let version), .removeDomain(let version):
-            return encode(keys: keysWithVersion, values: [id, op, .integer(PlistInteger(version))], count: 3)
-        case .synchronize, .unsubscribe:
-            return encode(keys: keysOfAcknowledgement, values: [id, op], count: 2)
-        default:
-            return nil
-        }
+        var buffer = ByteBuffer()
+        guard appendFrame(of: reply, to: &buffer, maxFrameBytes: .max) else { return nil }
+        return Array(buffer.readableBytesView.dropFirst(WireFrame.headerLength))
     }
 
-    // The replies' keys, made once.
-    private static let keysWithValue = ["id", "op", "value", "version"]
-    private static let keysWithVersion = ["id", "op", "version"]
-    private static let keysOfAcknowledgement = ["id", "op"]
+    /// Appends the frame (length prefix and payload) of a successful reply whose result fields are flat straight to
+    /// `buffer`, with neither the reply's dictionary nor an intermediate array: a `get`, every write's `version`,
+    /// `synchronize` and `unsubscribe` are the daemon's most frequent replies.
+    /// - Returns: `false`, with nothing written, for any other reply, a value that is not flat, or a payload longer
+    ///   than `maxFrameBytes`.
+    static func appendFrame(of reply: WireReply, to buffer: inout ByteBuffer, maxFrameBytes: Int) -> Bool {
+        guard case .success(let result) = reply.outcome else { return false }
+        var fields = ReplyFields(id: reply.id, operation: result.operation.rawValue)
+        switch result {
+        case .get(let value?, let version):
+            fields.value = value
+            fields.version = version
+        case .get(nil, let version), .set(let version), .setMany(let version), .remove(let version),
+            .writeDomain(let version), .removeDomain(let version):
+            fields.version = version
+        case .synchronize, .unsubscribe:
+            break
+        default:
+            return false
+        }
+        return fields.appendFrame(to: &buffer, maxFrameBytes: maxFrameBytes)
+    }
+
+    /// The fields of a flat reply, in the order of their keys: `id`, `op`, then `value` and `version` when present.
+    private struct ReplyFields {
+        let id: UInt64
+        let operation: String
+        var value: PlistValue?
+        var version: UInt64?
+
+        init(id: UInt64, operation: String) {
+            self.id = id
+            self.operation = operation
+        }
+
+        func appendFrame(to buffer: inout ByteBuffer, maxFrameBytes: Int) -> Bool {
+            // Integers above Int64.max are written by the general writer (as 16-byte integers). Operation names are
+            // the protocol's own ASCII constants.
+            guard id <= UInt64(Int64.max), (version ?? 0) <= UInt64(Int64.max) else { return false }
+            let count = 2 + (value == nil ? 0 : 1) + (version == nil ? 0 : 1)
+            // The dictionary marker and references, the keys `id` and `op` (three bytes each), their values.
+            var objectsLength = 1 + 2 * count + 6 + integerLength(id) + stringLength(operation)
+            if let value {
+                guard let length = valueLength(value), !value.isNonASCIIString else { return false }
+                objectsLength += 6 + length
+            }
+            if let version { objectsLength += 8 + integerLength(version) }
+            let tableOffset = headerLength + objectsLength
+            let offsetSize = tableOffset < 1 << 8 ? 1 : tableOffset < 1 << 16 ? 2 : 4
+            let objectCount = 1 + 2 * count
+            let total = tableOffset + objectCount * offsetSize + trailerLength
+            guard total <= maxFrameBytes else { return false }
+            buffer.writeInteger(UInt32(total), endianness: .big)
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: total) { raw in
+                let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                var writer = Writer(base: base)
+                var offsets = Offsets(size: offsetSize, table: base + tableOffset)
+                writer.write(contentsOf: "bplist00")
+                offsets.record(writer.position)
+                writer.writeByte(0xD0 | UInt8(count))
+                for index in 0..<(2 * count) { writer.writeByte(UInt8(1 + index)) }
+                offsets.record(writer.position)
+                writer.write(contentsOf: "\u{52}id")
+                offsets.record(writer.position)
+                writer.write(contentsOf: "\u{52}op")
+                if value != nil {
+                    offsets.record(writer.position)
+                    writer.write(contentsOf: "\u{55}value")
+                }
+                if version != nil {
+                    offsets.record(writer.position)
+                    writer.write(contentsOf: "\u{57}version")
+                }
+                offsets.record(writer.position)
+                writer.writeUnsigned(id)
+                offsets.record(writer.position)
+                _ = writer.writeASCII(operation)
+                if let value {
+                    offsets.record(writer.position)
+                    _ = writer.writeValue(value)
+                }
+                if let version {
+                    offsets.record(writer.position)
+                    writer.writeUnsigned(version)
+                }
+                writer.position = tableOffset + objectCount * offsetSize
+                writer.writeTrailer(offsetSize: offsetSize, objectCount: objectCount, tableOffset: tableOffset)
+                return total
+            }
+            return true
+        }
+    }
 
     /// Writes the document in one pass into an array of the exact size, computed first.
     private static func encode(
@@ -90,11 +168,7 @@ enum FlatReplyEncoder {
                 return
             }
             writer.position = tableOffset + objectCount * offsetSize
-            // Six unused bytes, the offset size, the reference size (1).
-            writer.writeBigEndian(UInt64(offsetSize) << 8 | 1, byteCount: 8)
-            writer.writeBigEndian(UInt64(objectCount), byteCount: 8)
-            writer.writeBigEndian(0, byteCount: 8)
-            writer.writeBigEndian(UInt64(tableOffset), byteCount: 8)
+            writer.writeTrailer(offsetSize: offsetSize, objectCount: objectCount, tableOffset: tableOffset)
             initialized = total
         }
         return failed ? nil : bytes
@@ -139,10 +213,10 @@ enum FlatReplyEncoder {
         }
 
         mutating func record(_ offset: Int) {
-            for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
-                cursor.pointee = UInt8(truncatingIfNeeded: offset >> shift)
-                cursor += 1
+            withUnsafeBytes(of: UInt64(offset).bigEndian) { bytes in
+                cursor.update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + (8 - size), count: size)
             }
+            cursor += size
         }
     }
 
@@ -161,10 +235,22 @@ enum FlatReplyEncoder {
             position += text.utf8CodeUnitCount
         }
 
+        /// The trailer: six unused bytes, the offset size, the reference size (1), the object count, the top object
+        /// (0) and the offset table's offset.
+        mutating func writeTrailer(offsetSize: Int, objectCount: Int, tableOffset: Int) {
+            writeBigEndian(UInt64(offsetSize) << 8 | 1, byteCount: 8)
+            writeBigEndian(UInt64(objectCount), byteCount: 8)
+            writeBigEndian(0, byteCount: 8)
+            writeBigEndian(UInt64(tableOffset), byteCount: 8)
+        }
+
         mutating func writeBigEndian(_ value: UInt64, byteCount: Int) {
-            for shift in stride(from: (byteCount - 1) * 8, through: 0, by: -8) {
-                writeByte(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            // The low `byteCount` bytes of the big-endian value, stored unaligned in one go.
+            withUnsafeBytes(of: value.bigEndian) { bytes in
+                (base + position).update(
+                    from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + (8 - byteCount), count: byteCount)
             }
+            position += byteCount
         }
 
         /// A non-negative integer object in the fewest bytes (as ``FlatReplyEncoder/integerLength(_:)`` counts).
@@ -225,5 +311,13 @@ enum FlatReplyEncoder {
             }
             return true
         }
+    }
+}
+
+extension PlistValue {
+    /// A string with a character beyond ASCII, which a flat document cannot hold as an ASCII string object.
+    fileprivate var isNonASCIIString: Bool {
+        guard case .string(var string) = self else { return false }
+        return !string.withUTF8 { BinaryFlatDictionary.isASCII(UnsafeRawBufferPointer($0)) }
     }
 }

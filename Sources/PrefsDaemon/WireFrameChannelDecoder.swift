@@ -12,7 +12,7 @@ import PrefsWire
 /// together), and the frame must arrive whole within the frame timeout of its first byte. Errors are
 /// ``PrefsWireError``s; the connection handler answers them with a `closing` event.
 struct WireFrameChannelDecoder: ByteToMessageDecoder {
-    typealias InboundOut = InboundFrame
+    typealias InboundOut = [InboundFrame]
 
     let limits: WireLimits
     private let partial: PartialFrame
@@ -23,21 +23,32 @@ struct WireFrameChannelDecoder: ByteToMessageDecoder {
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard buffer.readableBytes >= WireFrame.headerLength else { return try needMore(context, buffer) }
-        let length = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
-            try WireFrame.payloadLength(header: bytes, limits: limits)
+        // Every whole frame of the buffer goes to the handler in one read: pipelined requests then cost one pass
+        // through the pipeline, not one each.
+        var frames: [InboundFrame] = []
+        do {
+            while buffer.readableBytes >= WireFrame.headerLength {
+                let length = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
+                    try WireFrame.payloadLength(header: bytes, limits: limits)
+                }
+                let frameLength = WireFrame.headerLength + length
+                guard buffer.readableBytes >= frameLength else { break }
+                let frame = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) -> InboundFrame in
+                    let payload = UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength])
+                    if let request = WireRequest(flatPayload: payload, limits: limits) { return .request(request) }
+                    return .message(try WireFrame.decodePayload(payload, limits: limits))
+                }
+                buffer.moveReaderIndex(forwardBy: frameLength)
+                partial.frameEnded()
+                frames.append(frame)
+            }
+        } catch {
+            // The frames before the bad one are answered before the connection is closed for it.
+            if !frames.isEmpty { context.fireChannelRead(wrapInboundOut(frames)) }
+            throw error
         }
-        let frameLength = WireFrame.headerLength + length
-        guard buffer.readableBytes >= frameLength else { return try needMore(context, buffer) }
-        let message = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) -> InboundFrame in
-            let payload = UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength])
-            if let request = WireRequest(flatPayload: payload, limits: limits) { return .request(request) }
-            return .message(try WireFrame.decodePayload(payload, limits: limits))
-        }
-        buffer.moveReaderIndex(forwardBy: frameLength)
-        partial.frameEnded()
-        context.fireChannelRead(wrapInboundOut(message))
-        return .continue
+        if !frames.isEmpty { context.fireChannelRead(wrapInboundOut(frames)) }
+        return try needMore(context, buffer)
     }
 
     /// Accounts for the bytes of the frame still arriving, then waits for more.

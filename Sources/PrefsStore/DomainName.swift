@@ -58,20 +58,26 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
                 + "255-byte limit), this one has \(bytes.count)"
         }
         if bytes.first == UInt8(ascii: ".") { return "a domain name cannot start with '.'" }
-        var previous: UInt8 = 0
-        for byte in bytes {
-            let allowed =
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            if !allowed {
-                return "only letters A–Z and a–z, digits, '.', '_' and '-' are allowed (not a path)"
+        // Over the contiguous bytes rather than the UTF-8 view's iterator: every daemon request checks its domain.
+        var copy = rawValue
+        return copy.withUTF8 { bytes -> String? in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                let allowed =
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                if !allowed {
+                    return "only letters A–Z and a–z, digits, '.', '_' and '-' are allowed (not a path)"
+                }
+                if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") {
+                    return "a domain name cannot contain '..'"
+                }
+                previous = byte
             }
-            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return "a domain name cannot contain '..'" }
-            previous = byte
+            return nil
         }
-        return nil
     }
 
     /// The name in quotes, shortened and with control characters escaped, for error messages.

@@ -13,8 +13,13 @@ public enum WireFrame {
     /// change dictionary → value), and so how much deeper than ``WireLimits/maxDepth`` a frame may nest.
     public static let envelopeDepth = 3
 
-    /// The magic bytes every payload starts with.
-    static let binaryPlistMagic: [UInt8] = Array("bplist00".utf8)
+    /// Whether a payload starts with the magic bytes every payload starts with, `bplist00` (compared as one
+    /// eight-byte word: every request checks it).
+    static func startsWithBinaryPlistMagic(_ payload: UnsafeRawBufferPointer) -> Bool {
+        guard payload.count >= 8, let base = payload.baseAddress else { return false }
+        // "bplist00" read as a big-endian word.
+        return UInt64(bigEndian: base.loadUnaligned(as: UInt64.self)) == 0x6270_6C69_7374_3030
+    }
 
     /// Encodes a message dictionary as a whole frame: length prefix and payload.
     /// - Parameters:
@@ -135,7 +140,7 @@ public enum WireFrame {
         _ payload: UnsafeRawBufferPointer, limits: WireLimits = .default
     ) throws(PrefsWireError) -> PlistDictionary {
         _ = try checkedPayloadLength(payload.count, limits: limits)
-        guard payload.starts(with: binaryPlistMagic) else {
+        guard startsWithBinaryPlistMagic(payload) else {
             throw PrefsWireError(.malformedFrame, "frame payload is not a binary property list (no bplist00 header)")
         }
         let decodingLimits = limits.frameDecodingLimits

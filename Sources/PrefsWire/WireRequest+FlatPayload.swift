@@ -14,7 +14,7 @@ extension WireRequest {
     ///   - payload: A frame's payload, without its length prefix.
     ///   - limits: The connection's limits; those the general way applies apply here too.
     package init?(flatPayload payload: UnsafeRawBufferPointer, limits: WireLimits) {
-        guard payload.count <= limits.maxFrameBytes, payload.starts(with: WireFrame.binaryPlistMagic) else {
+        guard payload.count <= limits.maxFrameBytes, WireFrame.startsWithBinaryPlistMagic(payload) else {
             return nil
         }
         var fields = FlatFields()
@@ -44,8 +44,11 @@ private struct FlatFields {
             id = integer.uint64Value
             return id != nil
         case (2, .asciiString(let text)) where Self.equals(name, "op"):
-            operation = WireOperation.Name(rawValue: Self.string(text))
-            return operation == .get || operation == .set || operation == .remove
+            // Only the operations read here, named without making a string.
+            operation =
+                Self.equals(text, "get")
+                ? .get : Self.equals(text, "set") ? .set : Self.equals(text, "remove") ? .remove : nil
+            return operation != nil
         case (6, .asciiString(let text)) where Self.equals(name, "domain"):
             domain = Self.string(text)
         case (3, .asciiString(let text)) where Self.equals(name, "key"):
@@ -94,8 +97,16 @@ private struct FlatFields {
         }
     }
 
+    /// Whether the bytes are `name`'s, compared in place (the generic `elementsEqual` iterates byte by byte).
     private static func equals(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-        bytes.elementsEqual(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        guard bytes.count == name.utf8CodeUnitCount, let base = bytes.baseAddress else {
+            return bytes.count == name.utf8CodeUnitCount
+        }
+        let expected = name.utf8Start
+        for index in 0..<bytes.count where base.load(fromByteOffset: index, as: UInt8.self) != expected[index] {
+            return false
+        }
+        return true
     }
 
     private static func string(_ bytes: UnsafeRawBufferPointer) -> String {

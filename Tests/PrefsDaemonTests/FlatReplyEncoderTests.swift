@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PrefsPlist
 import PrefsTestSupport
 import PrefsWire
@@ -40,6 +41,23 @@ struct FlatReplyEncoderTests {
         let bytes = try #require(FlatReplyEncoder.encode(reply))
         let decoded = try PlistSerialization.decode(bytes)
         #expect(try WireReply(dictionary: try #require(decoded.dictionaryValue)) == reply)
+    }
+
+    @Test("a reply's frame is appended after what the buffer holds; a refused one writes nothing")
+    func appendsFrames() throws {
+        var buffer = ByteBuffer(bytes: [1, 2, 3])
+        let reply = WireReply(id: 9, .success(.get(value: "dark", version: 3)))
+        #expect(FlatReplyEncoder.appendFrame(of: reply, to: &buffer, maxFrameBytes: 1 << 20))
+        let payload = try #require(FlatReplyEncoder.encode(reply))
+        let length = withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Array($0) }
+        #expect(Array(buffer.readableBytesView) == [1, 2, 3] + length + payload)
+        let before = buffer
+        #expect(!FlatReplyEncoder.appendFrame(of: reply, to: &buffer, maxFrameBytes: payload.count - 1))
+        let nonASCII = WireReply(id: 9, .success(.get(value: "é", version: 3)))
+        #expect(!FlatReplyEncoder.appendFrame(of: nonASCII, to: &buffer, maxFrameBytes: 1 << 20))
+        let wide = WireReply(id: UInt64.max, .success(.synchronize))
+        #expect(!FlatReplyEncoder.appendFrame(of: wide, to: &buffer, maxFrameBytes: 1 << 20))
+        #expect(buffer == before)
     }
 
     @Test("anything but flat ASCII scalars goes to the general writer")

@@ -37,6 +37,21 @@ struct RobustnessTests {
             try bystander.call(.get(WireDomain("com.example.app"), key: "k")) == .success(.get(value: "v", version: 1)))
     }
 
+    @Test("requests pipelined before a bad frame in the same read are answered before the closing event")
+    func requestsBeforeABadFrame() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        let domain = WireDomain("com.example.app")
+        let set = try WireFrame.encode(
+            WireRequest(id: 7, .set(domain, key: "k", value: 1, expectedVersion: nil)).dictionary)
+        let get = try WireFrame.encode(WireRequest(id: 8, .get(domain, key: "k")).dictionary)
+        try connection.sendRaw(set + get + [0, 0, 0, 5] + Array("hello".utf8))
+        #expect(try connection.receiveReply() == WireReply(id: 7, .success(.set(version: 1))))
+        #expect(try connection.receiveReply() == WireReply(id: 8, .success(.get(value: 1, version: 1))))
+        #expect(try closingError(connection)?.code == .malformedFrame)
+    }
+
     @Test("a stream that ends inside a frame is malformed, and a request without id closes the connection")
     func truncatedAndAnonymous() async throws {
         let daemon = try await TestDaemon()

@@ -82,7 +82,8 @@ func start(_ path: String, _ arguments: [String], output: String? = nil) throws 
 }
 
 func waitForSocket(_ path: String) throws {
-    for _ in 0..<500 {
+    // Up to 60 s: a daemon run under valgrind (for instruction counts) takes seconds to start.
+    for _ in 0..<6000 {
         if let descriptor = try? LoadGenerator.connect(path) {
             close(descriptor)
             return

@@ -51,19 +51,27 @@ package enum BinaryFlatDictionary {
         guard marker >> 4 == 0xD, count <= maxEntries, 1 + 2 * count <= limits.maxObjectCount else { return false }
         let references = top + 1
         guard 2 * count * trailer.referenceSize <= document.objectsEnd - references else { return false }
-        var keys: [UnsafeRawBufferPointer] = []
-        keys.reserveCapacity(count)
-        for entry in 0..<count {
-            guard
-                let keyObject = document.reference(at: references + entry * trailer.referenceSize),
-                let valueObject = document.reference(at: references + (count + entry) * trailer.referenceSize),
-                let key = document.asciiString(keyObject),
-                !keys.contains(where: { $0.elementsEqual(key) }),
-                let value = document.scalar(valueObject),
-                visit(key, value)
-            else { return false }
-            keys.append(key)
+        // The keys seen so far, on the stack: at most 14.
+        return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: maxEntries) { keys in
+            for entry in 0..<count {
+                guard
+                    let keyObject = document.reference(at: references + entry * trailer.referenceSize),
+                    let valueObject = document.reference(at: references + (count + entry) * trailer.referenceSize),
+                    let key = document.asciiString(keyObject),
+                    !keys[0..<entry].contains(where: { Self.bytesEqual($0, key) }),
+                    let value = document.scalar(valueObject),
+                    visit(key, value)
+                else { return false }
+                keys.initializeElement(at: entry, to: key)
+            }
+            return true
         }
+    }
+
+    /// Whether two byte ranges hold the same bytes, compared in place.
+    private static func bytesEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where lhs[index] != rhs[index] { return false }
         return true
     }
 
