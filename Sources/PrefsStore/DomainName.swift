@@ -63,12 +63,7 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
         return copy.withUTF8 { bytes -> String? in
             var previous: UInt8 = 0
             for byte in bytes {
-                let allowed =
-                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-                if !allowed {
+                if !isAllowed(byte) {
                     return "only letters A–Z and a–z, digits, '.', '_' and '-' are allowed (not a path)"
                 }
                 if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") {
@@ -78,6 +73,15 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
             }
             return nil
         }
+    }
+
+    /// Whether a byte may appear in a name: `A–Z a–z 0–9 . _ -`, looked up in a 128-bit table.
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        // Bits 45 '-', 46 '.', 48–57 '0'–'9' of the low word; 65–90 'A'–'Z', 95 '_', 97–122 'a'–'z' of the high one.
+        let low: UInt64 = 0x03FF_6000_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        guard byte < 128 else { return false }
+        return ((byte < 64 ? low : high) >> (UInt64(byte) & 63)) & 1 == 1
     }
 
     /// The name in quotes, shortened and with control characters escaped, for error messages.

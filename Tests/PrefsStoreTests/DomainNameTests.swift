@@ -12,6 +12,17 @@ import Testing
         #expect(DomainName.isValid(text))
     }
 
+    @Test("every character below U+0100 is allowed exactly when it is A–Z, a–z, 0–9, '.', '_' or '-'")
+    func eachCharacterAgainstTheRule() {
+        for value in UInt32(0)..<256 {
+            let scalar = Unicode.Scalar(value)!
+            let allowed =
+                ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "." || scalar == "_" || scalar == "-"
+            #expect(DomainName.isValid("x" + String(scalar) + "x") == allowed, "U+\(String(value, radix: 16))")
+        }
+    }
+
     @Test(arguments: [
         ("", "empty"),
         (".hidden", "start with '.'"),
