@@ -408,7 +408,8 @@ func binaryReadError(_ bytes: [UInt8], limits: PlistLimits = .default) throws ->
         let elapsed = clock.measure { error = try? binaryReadError(plist.bytes) }
         #expect(error?.code == .limitExceeded)
         #expect(error?.message.contains("counting every reference") == true)
-        #expect(elapsed < .seconds(1))
+        // Expanding it would take hours; the bound only has to tell that from failing at once on a loaded machine.
+        #expect(elapsed < .seconds(30))
 
         // A small fan-out within the limit decodes to the full tree.
         let small = HandBuiltPlist([[0xA2, 1, 1], [0xA2, 2, 2], [0x51, 0x78]])

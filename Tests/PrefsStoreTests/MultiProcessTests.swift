@@ -94,7 +94,7 @@ import Testing
         var latencies: [Double] = []
         func expectEvent(key: String, value: String) throws {
             let line = try #require(
-                process.readLine(timeout: .seconds(5)) { $0.hasPrefix("event \(domain.name) \(key) ") })
+                process.readLine(timeout: .seconds(30)) { $0.hasPrefix("event \(domain.name) \(key) ") })
             let words = line.split(separator: " ")
             #expect(words[3] == Substring(value))
             #expect(line.contains("external edit"))
@@ -115,7 +115,9 @@ import Testing
         try expectEvent(key: "renamed", value: "saved")
         latencies[latencies.count - 1] -= start
 
-        for latency in latencies { #expect(latency < 1000, "hand edit reached the process after \(latency) ms") }
+        // The latency is the benchmarks' business (a loaded machine delays it by seconds); here it must only show
+        // that the edit did not wait for anything like the process's own 60 s write delay.
+        for latency in latencies { #expect(latency < 20_000, "hand edit reached the process after \(latency) ms") }
         print("hand edit latency: plain write \(latencies[0]) ms, write-and-rename \(latencies[1]) ms")
 
         process.send("get \(domain.name) plain")
