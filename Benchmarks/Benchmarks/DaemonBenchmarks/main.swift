@@ -9,7 +9,7 @@ import PrefsWire
 
 // The daemon's benchmarks, with redis-benchmark and dconf as references in the same run (docs/DAEMON.md).
 //
-// usage: DaemonBenchmarks [--prefsd PATH] [--defaults PATH] [--seconds N]
+// usage: DaemonBenchmarks [--prefsd PATH] [--defaults PATH] [--seconds N] [--rounds N]
 // (run from Benchmarks/ after `swift build -c release` at the top level; `--subscriber` is internal)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -177,19 +177,60 @@ let get = try WireFrame.encode(WireRequest(id: 2, .get(domain, key: "key")).dict
 let set = try WireFrame.encode(
     WireRequest(id: 3, .set(domain, key: "key", value: "value", expectedVersion: nil)).dictionary)
 
+// Redis, when installed, runs beside prefsd for the whole measurement: each row alternates the two, five rounds, so
+// that both see the same machine (on a shared machine the load moves from minute to minute, and the ratio with it).
+let redisServer = which("redis-server")
+let redisBenchmark = which("redis-benchmark")
+let redisSocket = work + "/redis.sock"
+var redis: Process?
+if let redisServer, redisBenchmark != nil {
+    redis = try start(redisServer, ["--port", "0", "--unixsocket", redisSocket, "--save", "", "--appendonly", "no"])
+    try waitForSocket(redisSocket)
+}
+
+/// One redis-benchmark run of `test` at `depth` for about as many requests as prefsd answered in `seconds`.
+func redisPerSecond(test: String, depth: Int, prefsdPerSecond: Double, running: Bool) throws -> Double? {
+    guard let redisBenchmark, running else { return nil }
+    // Redis answers several times faster at depth 16: more requests keep its run about as long as prefsd's.
+    let requests = Int(prefsdPerSecond * seconds) * (depth > 1 ? 3 : 1)
+    let output = try run(
+        redisBenchmark,
+        ["-s", redisSocket, "-c", "50", "-n", "\(max(100_000, requests))", "-P", "\(depth)", "-t", test, "-q"])
+    // "GET: 123456.79 requests per second, p50=0.199 msec"
+    guard let range = output.range(of: #"[0-9.]+ requests per second"#, options: .regularExpression) else {
+        return nil
+    }
+    return Double(output[range].split(separator: " ")[0])
+}
+
 struct Row {
     var name: String
-    var prefsd: Double
-    var redis: Double?
+    var prefsd: [Double] = []
+    var redis: [Double] = []
+    var ratios: [Double] = []
 }
+let rounds = Int(option("--rounds") ?? "5") ?? 5
 var rows: [Row] = []
 for (name, frame) in [("get", get), ("set", set)] {
     for depth in [1, 16] {
-        let outcome = try LoadGenerator.run(
-            socket: socketPath, connections: 50, depth: depth, duration: seconds, hello: hello, frame: frame)
-        rows.append(Row(name: "\(name), 50 clients, depth \(depth)", prefsd: outcome.perSecond))
+        var row = Row(name: "\(name), 50 clients, depth \(depth)")
+        for _ in 0..<rounds {
+            let outcome = try LoadGenerator.run(
+                socket: socketPath, connections: 50, depth: depth, duration: seconds, hello: hello, frame: frame)
+            row.prefsd.append(outcome.perSecond)
+            if let redisRate = try redisPerSecond(
+                test: name, depth: depth, prefsdPerSecond: outcome.perSecond, running: redis != nil)
+            {
+                row.redis.append(redisRate)
+                row.ratios.append(outcome.perSecond / redisRate)
+            }
+        }
+        rows.append(row)
     }
 }
+redis?.terminate()
+redis?.waitUntilExit()
+
 let latencies = try NotificationLatency.measure(socket: socketPath, count: 2000, interval: .microseconds(500))
 let fanOut = try FanOutLatency.measure(
     socket: socketPath, subscribers: 1000, processes: 4, events: 100, interval: .milliseconds(20))
@@ -226,36 +267,20 @@ if FileManager.default.isExecutableFile(atPath: defaults) {
 daemon.terminate()
 daemon.waitUntilExit()
 
-// MARK: - references
-
-if let server = which("redis-server"), let benchmark = which("redis-benchmark") {
-    let redisSocket = work + "/redis.sock"
-    let redis = try start(server, ["--port", "0", "--unixsocket", redisSocket, "--save", "", "--appendonly", "no"])
-    try waitForSocket(redisSocket)
-    for (index, row) in rows.enumerated() {
-        let test = row.name.hasPrefix("get") ? "get" : "set"
-        let depth = row.name.hasSuffix("depth 16") ? "16" : "1"
-        let requests = row.prefsd * seconds * (depth == "16" ? 2 : 1)
-        let output = try run(
-            benchmark,
-            ["-s", redisSocket, "-c", "50", "-n", "\(max(100_000, Int(requests)))", "-P", depth, "-t", test, "-q"])
-        // "GET: 123456.79 requests per second, p50=0.199 msec"
-        if let range = output.range(of: #"[0-9.]+ requests per second"#, options: .regularExpression) {
-            rows[index].redis = Double(output[range].split(separator: " ")[0])
-        }
-    }
-    redis.terminate()
-    redis.waitUntilExit()
-}
-
 // MARK: - report
 
-print("| load (Unix socket) | prefsd req/s | redis req/s | prefsd / redis |")
+print(
+    "| load (Unix socket; \(rounds) alternating rounds of \(Int(seconds)) s) | prefsd req/s, median | redis req/s, "
+        + "median | prefsd / redis, median of the rounds (range) |")
 print("|---|---|---|---|")
 for row in rows {
-    let redis = row.redis.map { String(format: "%.0f", $0) } ?? "–"
-    let ratio = row.redis.map { String(format: "%.2f", row.prefsd / $0) } ?? "–"
-    print("| \(row.name) | \(String(format: "%.0f", row.prefsd)) | \(redis) | \(ratio) |")
+    let redisMedian = row.redis.isEmpty ? "–" : String(format: "%.0f", percentile(row.redis, 0.5))
+    let ratio =
+        row.ratios.isEmpty
+        ? "–"
+        : String(
+            format: "%.2f (%.2f–%.2f)", percentile(row.ratios, 0.5), row.ratios.min() ?? 0, row.ratios.max() ?? 0)
+    print("| \(row.name) | \(String(format: "%.0f", percentile(row.prefsd, 0.5))) | \(redisMedian) | \(ratio) |")
 }
 print("")
 print(
