@@ -34,9 +34,11 @@ let package = Package(
             name: "BenchmarkProcesses",
             path: "Benchmarks/BenchmarkProcesses"
         ),
+        // epoll for the fan-out receivers, which hold hundreds of connections each.
+        .target(name: "CEpoll", path: "CEpoll"),
         .executableTarget(
             name: "DaemonBenchmarks",
-            dependencies: ["BenchmarkProcesses", .product(name: "PrefsClient", package: "preferences")],
+            dependencies: ["BenchmarkProcesses", "CEpoll", .product(name: "PrefsClient", package: "preferences")],
             path: "Benchmarks/DaemonBenchmarks"
         ),
         // Fleet propagation to 10 and 50 real prefsd hosts on a real etcd cluster, with a raw `etcdctl watch` as the

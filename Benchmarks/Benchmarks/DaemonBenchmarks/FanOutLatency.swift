@@ -1,4 +1,5 @@
 import BenchmarkProcesses
+import CEpoll
 import Foundation
 import PrefsClient
 import PrefsPlist
@@ -10,7 +11,7 @@ import PrefsWire
 
 /// Fan-out latency: one `set` to a key that many connections subscribe to, and the time until each subscriber has
 /// its event. The subscribers live in a few receiver processes (this program with `--fanout`), each holding a share
-/// of the connections and reading them with `poll`; for every event they note the monotonic clock on arrival minus
+/// of the connections and reading them with epoll; for every event they note the monotonic clock on arrival minus
 /// the value set (the setter's clock when it sent the request; CLOCK_MONOTONIC is one clock across processes).
 enum FanOutLatency {
     static let domain = WireDomain("org.preferences.bench.fanout")
@@ -21,7 +22,11 @@ enum FanOutLatency {
         let hello = try WireFrame.encode(WireRequest(id: 0, .hello(WireHello(client: "fan-out receiver"))).dictionary)
         let subscribe = try WireFrame.encode(
             WireRequest(id: 1, .subscribe(WireSubscriptionFilter(.domain(domain), keys: .key("sent")))).dictionary)
-        var watched: [pollfd] = []
+        // epoll, as a process holding many connections would use: poll's cost grows with every connection on every
+        // wake, and with hundreds per receiver it would measure the receivers rather than the fan-out.
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw BenchmarkError("epoll_create1: \(String(cString: strerror(errno)))") }
+        defer { close(epoll) }
         var received: [Int32: Int] = [:]
         for _ in 0..<connections {
             let descriptor = try LoadGenerator.connect(socket)
@@ -29,7 +34,9 @@ enum FanOutLatency {
             var counter = LoadGenerator.FrameCounter()
             try counter.read(descriptor, frames: 2)
             received[descriptor] = 0
-            watched.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+            guard c_epoll_watch_input(epoll, descriptor) == 0 else {
+                throw BenchmarkError("epoll_ctl: \(String(cString: strerror(errno)))")
+            }
         }
         NotificationLatency.writeLine("ready")
         // During the run frames are only cut out of the stream and kept with their arrival time; they are decoded
@@ -41,12 +48,12 @@ enum FanOutLatency {
         var pending = [Int32: [UInt8]]()
         var complete = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var ready = [Int32](repeating: 0, count: 256)
         while complete < connections {
-            let count = poll(&watched, nfds_t(watched.count), 30_000)
+            let count = c_epoll_wait_input(epoll, &ready, Int32(ready.count), 30_000)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw BenchmarkError("no event for 30 s (\(complete) connections complete)") }
-            for index in watched.indices where watched[index].revents != 0 {
-                let descriptor = watched[index].fd
+            for descriptor in ready[0..<Int(count)] {
                 let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
                 guard read > 0 else { throw BenchmarkError("prefsd closed a subscriber's connection") }
                 let arrived = NotificationLatency.now()
