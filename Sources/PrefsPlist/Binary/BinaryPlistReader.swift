@@ -83,7 +83,12 @@ extension BinaryPlistReader {
         /// enough for what they address, and every entry must point before the offset table.
         init(_ bytes: UnsafeRawBufferPointer, limits: PlistLimits) throws {
             let count = bytes.count
-            guard count >= 6, bytes.starts(with: "bplist".utf8) else {
+            // Compared in place: the generic `starts(with:)` over a string's UTF-8 view costs more than the rest of
+            // a small document's trailer check, and the daemon checks one per request.
+            guard count >= 6,
+                UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)) == 0x6270_6C69,  // "bpli"
+                UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self)) == 0x7374  // "st"
+            else {
                 throw malformed("not a binary property list: the file does not start with \"bplist\"", at: 0)
             }
             let minimumLength = headerLength + 1 + trailerLength
