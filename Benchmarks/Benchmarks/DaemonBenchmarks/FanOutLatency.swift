@@ -60,13 +60,9 @@ enum FanOutLatency {
                 pending[descriptor, default: []].append(contentsOf: buffer[0..<read])
                 var bytes = pending[descriptor]!
                 var offset = 0
-                while bytes.count - offset >= 4 {
-                    let length =
-                        Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
-                        | Int(bytes[offset + 3])
-                    guard bytes.count - offset >= 4 + length else { break }
-                    arrivals.append((Array(bytes[offset..<(offset + 4 + length)]), arrived))
-                    offset += 4 + length
+                while let length = LoadGenerator.wholeFrameLength(in: bytes, at: offset) {
+                    arrivals.append((Array(bytes[offset..<(offset + length)]), arrived))
+                    offset += length
                     // One event per change: each set makes one event on every subscription.
                     received[descriptor]! += 1
                     if received[descriptor]! == events { complete += 1 }

@@ -54,6 +54,15 @@ enum LoadGenerator {
         return Outcome(requests: completed, seconds: seconds)
     }
 
+    /// The length of the frame (length prefix and payload) at `offset` of `bytes`, once it has arrived whole.
+    static func wholeFrameLength(in bytes: [UInt8], at offset: Int) -> Int? {
+        guard bytes.count - offset >= 4 else { return nil }
+        let length =
+            Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+            | Int(bytes[offset + 3])
+        return bytes.count - offset >= 4 + length ? 4 + length : nil
+    }
+
     /// Counts whole frames in a stream without decoding them.
     struct FrameCounter {
         private var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -67,12 +76,8 @@ enum LoadGenerator {
             pending.append(contentsOf: buffer[0..<count])
             var counted = 0
             var offset = 0
-            while pending.count - offset >= 4 {
-                let length =
-                    Int(pending[offset]) << 24 | Int(pending[offset + 1]) << 16 | Int(pending[offset + 2]) << 8
-                    | Int(pending[offset + 3])
-                guard pending.count - offset >= 4 + length else { break }
-                offset += 4 + length
+            while let length = LoadGenerator.wholeFrameLength(in: pending, at: offset) {
+                offset += length
                 counted += 1
             }
             pending.removeFirst(offset)
@@ -82,11 +87,8 @@ enum LoadGenerator {
         mutating func read(_ descriptor: Int32, frames wanted: Int) throws {
             var counted = 0
             while counted < wanted {
-                while pending.count >= 4 {
-                    let length =
-                        Int(pending[0]) << 24 | Int(pending[1]) << 16 | Int(pending[2]) << 8 | Int(pending[3])
-                    guard pending.count >= 4 + length else { break }
-                    pending.removeFirst(4 + length)
+                while let length = LoadGenerator.wholeFrameLength(in: pending, at: 0) {
+                    pending.removeFirst(length)
                     counted += 1
                 }
                 if counted >= wanted { break }
