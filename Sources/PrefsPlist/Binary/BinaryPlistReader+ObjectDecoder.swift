@@ -551,9 +551,14 @@ extension BinaryPlistReader {
                 accumulated |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 index += 8
             }
-            while index < count {
-                accumulated |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
-                index += 1
+            if index < count, count >= 8 {
+                // The last eight bytes, overlapping some already read, instead of a loop over a few.
+                accumulated |= start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            } else {
+                while index < count {
+                    accumulated |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
+                    index += 1
+                }
             }
             guard accumulated & 0x8080_8080_8080_8080 != 0 else { return nil }
             return bytes.firstIndex { $0 >= 0x80 }
