@@ -477,6 +477,85 @@ func binaryReadError(_ bytes: [UInt8], limits: PlistLimits = .default) throws ->
         #expect(try binaryReadError(plist.bytes, limits: four).code == .limitExceeded)
     }
 
+    @Test func sharedObjectsOfEveryReferenceAndOffsetSizeAreReused() throws {
+        // Objects 1 and 2 are referenced twice each (and 3 once), so they are kept for reuse.
+        for size in 1...8 {
+            let references = [1, 1, 2, 3, 2].flatMap { HandBuiltPlist.bigEndian(UInt64($0), size: size) }
+            var plist = HandBuiltPlist([[0xA5] + references, [0x51, 0x78], [0x10, 0x07], [0x09]])
+            plist.referenceSize = UInt8(size)
+            plist.offsetSize = size
+            #expect(try readBinary(plist.bytes) == ["x", "x", 7, true, 7], "size \(size)")
+        }
+    }
+
+    @Test func sharedContainersAndKeysAreReusedWhole() throws {
+        // Two dictionaries share the key object and the value array; the root holds both.
+        let plist = HandBuiltPlist([
+            [0xA2, 1, 2], [0xD1, 3, 4], [0xD1, 3, 4], [0x51, 0x6B], [0xA2, 5, 5], [0x10, 0x2A],
+        ])
+        #expect(try readBinary(plist.bytes) == [["k": [42, 42]], ["k": [42, 42]]])
+        let exact = PlistLimits(maxInputBytes: 1000, maxDepth: 8, maxObjectCount: 11)
+        #expect(try readBinary(plist.bytes, limits: exact) == [["k": [42, 42]], ["k": [42, 42]]])
+        let short = PlistLimits(maxInputBytes: 1000, maxDepth: 8, maxObjectCount: 10)
+        #expect(try binaryReadError(plist.bytes, limits: short).code == .limitExceeded)
+    }
+
+    @Test func cyclesThroughSharedContainersAreRejected() throws {
+        // Object 1 is referenced twice (so kept for reuse) and holds the array that holds it.
+        let plist = HandBuiltPlist([[0xA2, 1, 1], [0xA1, 2], [0xA1, 1]])
+        let error = try binaryReadError(plist.bytes)
+        #expect(error.message == "object 1 contains itself (a reference cycle)")
+        #expect(error.position == .byteOffset(11))
+    }
+
+    @Test func containersTheDecodingRejectsDoNotChangeWhatIsDecoded() throws {
+        // Objects 3 to 5 are containers no one reaches whose lengths are broken (a real, a short
+        // integer, a length past the data); they reference object 1, which the root holds once.
+        let plist = HandBuiltPlist([
+            [0xA1, 1], [0x51, 0x78], [0x09],
+            [0xAF, 0x23, 0, 0, 0, 0, 0, 0, 0, 0, 1], [0xDF, 0x11, 0x01], [0xAF, 0x10, 0x7F, 1],
+        ])
+        #expect(try readBinary(plist.bytes) == ["x"])
+        // Reached, the same containers fail with the errors of their lengths.
+        for (top, message) in [(3, "must be an integer"), (4, "runs past"), (5, "runs past")] {
+            var reached = plist
+            reached.topObject = top
+            #expect(try binaryReadError(reached.bytes).message.contains(message), "object \(top)")
+        }
+    }
+
+    @Test func dictionariesFailingPartWayAreReleasedWithTheirEntries() throws {
+        // The second value is a reference out of range, after one entry was read.
+        let plist = HandBuiltPlist([[0xD2, 1, 2, 3, 9], [0x51, 0x61], [0x51, 0x62], [0x51, 0x78]])
+        let error = try binaryReadError(plist.bytes)
+        #expect(error.message.contains("reference to object 9"))
+        // A long value string (not inline) in the entry read before the failure.
+        let long = Array(String(repeating: "v", count: 40).utf8)
+        let heap = HandBuiltPlist([[0xD2, 1, 2, 3, 9], [0x51, 0x61], [0x51, 0x62], [0x5F, 0x10, 40] + long])
+        #expect(try binaryReadError(heap.bytes).message.contains("reference to object 9"))
+    }
+
+    @Test func dictionaryCountsBeyondTheObjectLimitFailWithTheLimit() throws {
+        // Three entries need seven objects; the reserved room follows the limit, not the count.
+        let plist = HandBuiltPlist([
+            [0xD3, 1, 2, 3, 4, 4, 4], [0x51, 0x61], [0x51, 0x62], [0x51, 0x63], [0x10, 0x01],
+        ])
+        #expect(try readBinary(plist.bytes) == ["a": 1, "b": 1, "c": 1])
+        for limit in 1...6 {
+            let limits = PlistLimits(maxInputBytes: 1000, maxDepth: 8, maxObjectCount: limit)
+            #expect(try binaryReadError(plist.bytes, limits: limits).code == .limitExceeded, "limit \(limit)")
+        }
+        let huge = HandBuiltPlist([[0xDF, 0x12, 0x7F, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 1, count: 64), [0x09]])
+        #expect(try binaryReadError(huge.bytes).message.contains("runs past"))
+    }
+
+    @Test func containerLengthsTooLargeAreRejected() throws {
+        let huge = HandBuiltPlist([[0xAF, 0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]])
+        let error = try binaryReadError(huge.bytes)
+        #expect(error.message == "length 18446744073709551615 of the object at offset 8 is too large")
+        #expect(error.position == .byteOffset(9))
+    }
+
     @Test func topObjectNeedNotBeFirst() throws {
         var plist = HandBuiltPlist([[0x51, 0x61], [0xA1, 0]])
         plist.topObject = 1

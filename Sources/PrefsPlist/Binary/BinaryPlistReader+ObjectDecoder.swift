@@ -1,17 +1,32 @@
+import Glibc
+
 extension BinaryPlistReader {
     /// Decodes objects of a binary property list whose trailer has been validated.
     ///
-    /// Each object is decoded once and remembered with the number of objects in its expanded tree
-    /// (its *weight*) and its nesting height. Reusing a remembered object adds its weight to the
-    /// running total, so the object-count limit sees the tree a consumer would walk, and checks its
-    /// height against the depth limit at the place it is reused.
+    /// Every object is counted at every reference to it: reusing a decoded object adds the number of
+    /// objects in its expanded tree (its *weight*) to the running total, so the object-count limit
+    /// sees the tree a consumer would walk, and its nesting height is checked against the depth limit
+    /// where it is reused.
+    ///
+    /// Only objects that containers reference more than once are kept for reuse. A first pass over
+    /// the offset table counts the references, so the common object, referenced once, goes straight
+    /// into its container without being stored, retained and released a second time.
     ///
     /// Containers being decoded are kept on an explicit stack rather than the call stack, so the
     /// thread's stack size never limits the nesting depth; ``PlistLimits/maxDepth`` does.
     struct ObjectDecoder: ~Copyable {
-        /// What is known about one object.
-        private struct Slot {
-            /// The decoded value, once `weight` is positive.
+        /// What the first pass learns about one object; all zero before it.
+        private struct Entry {
+            /// Where the object starts (the offset-table entry, read once).
+            var offset: Int
+            /// The container references to the object, counted up to 1; ``inProgress`` while a
+            /// container referenced once is being decoded; ``firstShared`` plus its index in the
+            /// shared objects for an object referenced more often.
+            var link: Int
+        }
+
+        /// A decoded object that containers reference more than once.
+        private struct Shared {
             var value: PlistValue = .null
             /// 0 before decoding, ``inProgress`` while its container is being decoded, else the
             /// number of objects in its expanded tree.
@@ -27,6 +42,8 @@ extension BinaryPlistReader {
             let isDictionary: Bool
             /// Elements, or dictionary entries.
             let count: Int
+            /// Children in all: the elements, or keys and values.
+            let childCount: Int
             /// Where its references start (a dictionary's keys, then its values).
             let referencesStart: Int
             /// The running object count before this container was counted.
@@ -37,24 +54,16 @@ extension BinaryPlistReader {
             var lastChild = 0
             /// The greatest height among the children decoded so far.
             var height = 0
-            var elements: [PlistValue] = []
-            var entries = PlistDictionary()
+            var elements: [PlistValue]
+            /// A dictionary's entries so far (`nil` for an array or a set).
+            let entries: PendingEntries?
             /// The key whose value comes next.
             var key = PlistKey("")
-
-            /// Children in all: the elements, or keys and values.
-            var childCount: Int { isDictionary ? 2 * count : count }
-        }
-
-        /// What decoding one object produced.
-        private enum Outcome {
-            /// The object's value and height.
-            case finished(PlistValue, height: Int)
-            /// A container was opened; its children come next.
-            case opened(Frame)
         }
 
         private static let inProgress = -1
+        /// The smallest link of an object referenced more than once.
+        private static let firstShared = 2
 
         private let base: UnsafeRawPointer
         private let trailer: Trailer
@@ -63,12 +72,8 @@ extension BinaryPlistReader {
         private let maxObjectCount: Int
         private let maxDepth: Int
         private let truncatesWideIntegers: Bool
-        /// One slot per object, owned by the decoder (no copy-on-write checks on the hot path).
-        private let slots: UnsafeMutablePointer<Slot>
-        /// Objects in the expanded tree decoded so far, counting every reference.
-        private var decodedCount = 0
-        /// The containers being decoded around the innermost one, outermost first.
-        private var frames: [Frame] = []
+        /// One entry per object, owned by the decoder (no copy-on-write checks on the hot path).
+        private let table: UnsafeMutablePointer<Entry>
 
         /// Prepares to decode the file at `base`, whose `trailer` has been validated; the bytes
         /// must stay valid while decoding.
@@ -79,81 +84,218 @@ extension BinaryPlistReader {
             maxObjectCount = limits.maxObjectCount
             maxDepth = limits.maxDepth
             truncatesWideIntegers = limits.truncatesWideIntegers
-            slots = UnsafeMutablePointer<Slot>.allocate(capacity: trailer.objectCount)
-            slots.initialize(repeating: Slot(), count: trailer.objectCount)
+            // Zeroed by the allocator: a large table comes as fresh pages, not written twice.
+            guard let memory = calloc(trailer.objectCount, MemoryLayout<Entry>.stride) else {
+                fatalError("out of memory for the table of \(trailer.objectCount) objects")
+            }
+            table = memory.bindMemory(to: Entry.self, capacity: trailer.objectCount)
         }
 
-        deinit {
-            slots.deinitialize(count: trailer.objectCount)
-            slots.deallocate()
-        }
+        deinit { free(table) }
 
         /// Decodes the top-level object and everything it references.
         ///
         /// The innermost open container lives in a local variable, so the common case, a child
         /// that is a scalar or was decoded before, goes straight into it; only when a child is
-        /// itself a container does the current one move onto the stack.
-        mutating func decodeTopObject() throws -> PlistValue {
-            var current: Frame
-            switch try begin(trailer.topObject, depth: 0) {
-            case .finished(let value, _): return value
-            case .opened(let top): current = top
-            }
+        /// itself a container does the current one move onto the stack. The decoder itself stays
+        /// immutable (the running state is local), so calls into it pass it without copies.
+        func decodeTopObject() throws -> PlistValue {
+            var shared = Array(repeating: Shared(), count: indexObjects())
+            let top = trailer.topObject
+            let topOffset = table[top].offset
+            guard topOffset >= headerLength else { try failHeaderOverlap(top, offset: topOffset) }
+            // Objects in the expanded tree decoded so far, counting every reference.
+            var decodedCount = 1
+            guard decodedCount <= maxObjectCount else { try failObjectCount(at: topOffset) }
+            let topMarker = base.load(fromByteOffset: topOffset, as: UInt8.self)
+            guard Self.isContainer(topMarker) else { return try decodeScalar(top, marker: topMarker, at: topOffset) }
+            var current = try open(top, marker: topMarker, at: topOffset, depth: 0, countBefore: 0)
+            markInProgress(top, &shared)
+            // The containers being decoded around the current one, outermost first.
+            var frames: [Frame] = []
+            // The depth of the current container's children.
+            var depth = 1
             while true {
                 while current.taken < current.childCount {
                     // A dictionary's children alternate key, value; its keys come first in the file.
                     let taken = current.taken
-                    let slot = current.isDictionary ? (taken & 1) * current.count + taken >> 1 : taken
-                    let child = try reference(at: current.referencesStart + slot * trailer.referenceSize)
+                    let position = current.isDictionary ? (taken & 1) * current.count + taken >> 1 : taken
+                    let child = try reference(at: current.referencesStart + position * trailer.referenceSize)
                     current.taken = taken + 1
                     current.lastChild = child
-                    switch try begin(child, depth: frames.count + 1) {
-                    case .finished(let value, let height):
-                        try Self.deliver(value, height: height, into: &current, decoder: self)
-                    case .opened(let inner):
-                        frames.append(current)
-                        current = inner
+                    let entry = table + child
+                    let link = entry.pointee.link
+                    if link >= Self.firstShared {
+                        let slot = link - Self.firstShared
+                        let weight = shared[slot].weight
+                        if weight > 0 {
+                            let height = shared[slot].height
+                            decodedCount += weight
+                            guard decodedCount <= maxObjectCount else { try failObjectCount(at: entry.pointee.offset) }
+                            if depth + height > maxDepth { try failDepth(at: entry.pointee.offset) }
+                            try Self.deliver(shared[slot].value, height: height, into: &current, decoder: self)
+                            continue
+                        }
+                        guard weight == 0 else { try failCycle(child, at: entry.pointee.offset) }
+                    } else {
+                        guard link >= 0 else { try failCycle(child, at: entry.pointee.offset) }
                     }
+                    // Not decoded yet, or (should a reference have escaped the count) decoded but
+                    // not kept: decoding it again gives the same value and count.
+                    let offset = entry.pointee.offset
+                    guard offset >= headerLength else { try failHeaderOverlap(child, offset: offset) }
+                    decodedCount += 1
+                    guard decodedCount <= maxObjectCount else { try failObjectCount(at: offset) }
+                    let marker = base.load(fromByteOffset: offset, as: UInt8.self)
+                    if Self.isContainer(marker) {
+                        let inner = try open(
+                            child, marker: marker, at: offset, depth: depth, countBefore: decodedCount - 1)
+                        markInProgress(child, &shared)
+                        frames.append(consume current)
+                        current = inner
+                        depth += 1
+                        continue
+                    }
+                    let value = try decodeScalar(child, marker: marker, at: offset)
+                    if link >= Self.firstShared {
+                        shared[link - Self.firstShared] = Shared(value: value, weight: 1, height: 0)
+                    }
+                    try Self.deliver(value, height: 0, into: &current, decoder: self)
                 }
-                let value: PlistValue = current.isDictionary ? .dictionary(current.entries) : .array(current.elements)
+                let value: PlistValue
+                if let entries = current.entries {
+                    value = .dictionary(entries.makeDictionary())
+                } else {
+                    // Moved out, so the array stays uniquely referenced and is not retained here.
+                    var elements: [PlistValue] = []
+                    swap(&elements, &current.elements)
+                    value = .array(elements)
+                }
                 let height = current.height + 1
-                slots[current.index] = Slot(value: value, weight: decodedCount - current.countBefore, height: height)
+                let entry = table + current.index
+                if entry.pointee.link >= Self.firstShared {
+                    shared[entry.pointee.link - Self.firstShared] = Shared(
+                        value: value, weight: decodedCount - current.countBefore, height: height)
+                } else {
+                    entry.pointee.link = 1
+                }
                 guard let outer = frames.popLast() else { return value }
                 current = outer
+                depth -= 1
                 try Self.deliver(value, height: height, into: &current, decoder: self)
             }
         }
 
         // MARK: - Objects
 
-        /// Starts on object `index`, found `depth` containers below the top: returns a scalar or an
-        /// already decoded object, or opens a container.
-        private mutating func begin(_ index: Int, depth: Int) throws -> Outcome {
-            let weight = slots[index].weight
-            if weight > 0 {
-                let height = slots[index].height
-                try count(weight, at: objectOffset(index))
-                if depth + height > maxDepth { try failDepth(at: objectOffset(index)) }
-                return .finished(slots[index].value, height: height)
+        /// Whether `marker` starts an array (0xA), a set (0xC) or a dictionary (0xD).
+        @inline(__always)
+        private static func isContainer(_ marker: UInt8) -> Bool {
+            let kind = marker >> 4
+            return kind == 0xA || kind == 0xC || kind == 0xD
+        }
+
+        /// Marks the container `index`, just opened, so a reference to it from inside is a cycle.
+        @inline(__always)
+        private func markInProgress(_ index: Int, _ shared: inout [Shared]) {
+            let link = table[index].link
+            if link >= Self.firstShared {
+                shared[link - Self.firstShared].weight = Self.inProgress
+            } else {
+                table[index].link = Self.inProgress
             }
-            let offset = objectOffset(index)
-            guard weight == 0 else { try failCycle(index, at: offset) }
-            guard offset >= headerLength else { try failHeaderOverlap(index, offset: offset) }
-            try count(1, at: offset)
-            let marker = base.load(fromByteOffset: offset, as: UInt8.self)
-            switch marker >> 4 {
-            case 0xA, 0xC, 0xD:
-                return .opened(try open(index, marker: marker, at: offset, depth: depth))
+        }
+
+        /// Reads the offset table into `table` and counts the container references to each
+        /// object, up to two; returns how many objects are referenced more than once, each given
+        /// its place among them.
+        ///
+        /// A container the decoding would reject is skipped (with the same checks as ``open``):
+        /// reaching it fails, so its references are never followed.
+        private func indexObjects() -> Int {
+            // One loop per offset width, so each reads its entries with one load.
+            switch trailer.offsetSize {
+            case 1: return indexObjects { Int($0.load(as: UInt8.self)) }
+            case 2: return indexObjects { Int(UInt16(bigEndian: $0.loadUnaligned(as: UInt16.self))) }
+            case 4: return indexObjects { Int(UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self))) }
+            case 8:
+                return indexObjects { Int(truncatingIfNeeded: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))) }
             default:
-                let value = try decodeScalar(index, marker: marker, at: offset)
-                slots[index] = Slot(value: value, weight: 1, height: 0)
-                return .finished(value, height: 0)
+                let size = trailer.offsetSize
+                return indexObjects { Int(truncatingIfNeeded: BinaryPlistReader.readUnsigned($0, at: 0, size: size)) }
+            }
+        }
+
+        /// ``indexObjects()`` with `readOffset` reading one offset-table entry.
+        @inline(__always)
+        private func indexObjects(readOffset: (UnsafeRawPointer) -> Int) -> Int {
+            var sharedCount = 0
+            var entry = base + trailer.offsetTableStart
+            for index in 0..<trailer.objectCount {
+                let offset = readOffset(entry)
+                entry += trailer.offsetSize
+                table[index].offset = offset
+                guard offset >= headerLength else { continue }
+                let marker = base.load(fromByteOffset: offset, as: UInt8.self)
+                guard Self.isContainer(marker), let (count, start) = validLengthAndStart(marker, at: offset) else {
+                    continue
+                }
+                let isDictionary = marker >> 4 == 0xD
+                let referenceSize = trailer.referenceSize
+                guard count <= (objectsEnd - start) / (isDictionary ? 2 * referenceSize : referenceSize) else {
+                    continue
+                }
+                countReferences(at: start, isDictionary ? 2 * count : count, &sharedCount)
+            }
+            return sharedCount
+        }
+
+        /// Counts the `count` references of one container, which start at `start`.
+        private func countReferences(at start: Int, _ count: Int, _ sharedCount: inout Int) {
+            let references = base + start
+            // One loop per reference width, so each reads its references with one load.
+            switch trailer.referenceSize {
+            case 1: tally(references, count, UInt8.self, &sharedCount)
+            case 2: tally(references, count, UInt16.self, &sharedCount)
+            case 4: tally(references, count, UInt32.self, &sharedCount)
+            case 8: tally(references, count, UInt64.self, &sharedCount)
+            default:
+                let size = trailer.referenceSize
+                for child in 0..<count {
+                    link(BinaryPlistReader.readUnsigned(references, at: child * size, size: size), &sharedCount)
+                }
+            }
+        }
+
+        /// Counts `count` big-endian references of type `Width` at `references`.
+        @inline(__always)
+        private func tally<Width: FixedWidthInteger & UnsignedInteger>(
+            _ references: UnsafeRawPointer, _ count: Int, _: Width.Type, _ sharedCount: inout Int
+        ) {
+            for child in 0..<count {
+                let position = child * MemoryLayout<Width>.size
+                let index = Width(bigEndian: references.loadUnaligned(fromByteOffset: position, as: Width.self))
+                link(UInt64(index), &sharedCount)
+            }
+        }
+
+        /// Counts one reference to object `index`; an index out of range fails when it is decoded.
+        @inline(__always)
+        private func link(_ index: UInt64, _ sharedCount: inout Int) {
+            guard index < UInt64(trailer.objectCount) else { return }
+            let entry = table + Int(truncatingIfNeeded: index)
+            switch entry.pointee.link {
+            case 0: entry.pointee.link = 1
+            case 1:
+                entry.pointee.link = Self.firstShared + sharedCount
+                sharedCount += 1
+            default: break
             }
         }
 
         /// Opens an array (0xA), a set (0xC, read as an array) or a dictionary (0xD): a count,
         /// then that many references (for a dictionary, that many keys and as many values).
-        private mutating func open(_ index: Int, marker: UInt8, at offset: Int, depth: Int) throws -> Frame {
+        private func open(_ index: Int, marker: UInt8, at offset: Int, depth: Int, countBefore: Int) throws -> Frame {
             guard depth < maxDepth else { try failDepth(at: offset) }
             let (count, start) = try lengthAndStart(marker, at: offset)
             let isDictionary = marker >> 4 == 0xD
@@ -161,16 +303,20 @@ extension BinaryPlistReader {
             guard count <= (objectsEnd - start) / referencesPerChild else {
                 try failOverrun(isDictionary ? "dictionary" : marker >> 4 == 0xA ? "array" : "set", objectAt: offset)
             }
-            slots[index].weight = Self.inProgress
-            var frame = Frame(
-                index: index, isDictionary: isDictionary, count: count, referencesStart: start,
-                countBefore: decodedCount - 1)
+            // Every key and value counts at least one object, so a hostile count reserves no more
+            // than the object-count limit can still take.
+            let room = maxObjectCount - countBefore
+            var elements: [PlistValue] = []
+            let entries: PendingEntries?
             if isDictionary {
-                frame.entries.reserveCapacity(count)
+                entries = PendingEntries.make(capacity: min(count, room / 2))
             } else {
-                frame.elements.reserveCapacity(count)
+                entries = nil
+                elements.reserveCapacity(min(count, room))
             }
-            return frame
+            return Frame(
+                index: index, isDictionary: isDictionary, count: count, childCount: isDictionary ? 2 * count : count,
+                referencesStart: start, countBefore: countBefore, elements: elements, entries: entries)
         }
 
         /// Hands a finished child to its container.
@@ -184,10 +330,13 @@ extension BinaryPlistReader {
                 return
             }
             if frame.taken & 1 == 1 {
-                guard case .string(let key) = value else { try decoder.failKeyType(frame.lastChild) }
+                guard case .string(let key) = value else { try decoder.failKeyType(frame.lastChild, value) }
                 frame.key = PlistKey(key)
             } else {
-                frame.entries.storage[frame.key] = value
+                // The key moves into the entry; the empty key left behind is not reference counted.
+                var key = PlistKey("")
+                swap(&key, &frame.key)
+                frame.entries.unsafelyUnwrapped.append(key, value)
             }
         }
 
@@ -263,12 +412,9 @@ extension BinaryPlistReader {
         private func decodeData(_ marker: UInt8, at offset: Int) throws -> [UInt8] {
             let (length, start) = try lengthAndStart(marker, at: offset)
             try requireBytes(length, from: start, objectAt: offset)
-            guard length > 0 else { return [] }
-            return [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                    from: UnsafeRawBufferPointer(start: base + start, count: length))
-                initialized = length
-            }
+            // The copy from a collection is specialised here; `init(unsafeUninitializedCapacity:)` is
+            // not, and looks up the array storage's generic metadata at every call.
+            return Array(UnsafeRawBufferPointer(start: base + start, count: length))
         }
 
         private func decodeASCIIString(_ marker: UInt8, at offset: Int) throws -> String {
@@ -280,11 +426,7 @@ extension BinaryPlistReader {
                     .invalidEncoding, "ASCII string contains the non-ASCII byte 0x\(hex(characters[bad]))",
                     at: .byteOffset(start + bad))
             }
-            guard length > 0 else { return "" }
-            return String(unsafeUninitializedCapacity: length) { buffer in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: characters)
-                return length
-            }
+            return String(decoding: characters, as: UTF8.self)
         }
 
         /// Big-endian UTF-16; the count is in code units. Surrogates must pair up.
@@ -348,12 +490,10 @@ extension BinaryPlistReader {
 
         // MARK: - Reading helpers
 
-        /// Where object `index` starts; the trailer check put every entry before the offset table.
+        /// Where object `index` starts, as the first pass read it; the trailer check put every
+        /// entry before the offset table.
         @inline(__always)
-        private func objectOffset(_ index: Int) -> Int {
-            let entry = trailer.offsetTableStart + index * trailer.offsetSize
-            return Int(truncatingIfNeeded: BinaryPlistReader.readUnsigned(base, at: entry, size: trailer.offsetSize))
-        }
+        private func objectOffset(_ index: Int) -> Int { table[index].offset }
 
         /// The object index stored at `position`, a reference inside a container.
         @inline(__always)
@@ -367,20 +507,25 @@ extension BinaryPlistReader {
         /// returns the length and where the object's contents start.
         @inline(__always)
         private func lengthAndStart(_ marker: UInt8, at offset: Int) throws -> (length: Int, start: Int) {
+            guard let result = validLengthAndStart(marker, at: offset) else { try failLength(at: offset) }
+            return result
+        }
+
+        /// ``lengthAndStart(_:at:)`` without the error: `nil` where it throws. Counting references
+        /// uses it, so it skips exactly the containers that decoding rejects.
+        @inline(__always)
+        private func validLengthAndStart(_ marker: UInt8, at offset: Int) -> (length: Int, start: Int)? {
             let nibble = Int(marker & 0x0F)
             if nibble != 0x0F { return (nibble, offset + 1) }
             let intOffset = offset + 1
-            guard intOffset < objectsEnd else { try failOverrun("the length of the object", objectAt: offset) }
+            guard intOffset < objectsEnd else { return nil }
             let intMarker = base.load(fromByteOffset: intOffset, as: UInt8.self)
-            guard intMarker & 0xF0 == 0x10 else { try failLengthType(intMarker, at: intOffset, objectAt: offset) }
-            let exponent = Int(intMarker & 0x0F)
-            let size = 1 << exponent
-            guard size <= objectsEnd - intOffset - 1 else {
-                try failOverrun("the length of the object", objectAt: offset)
-            }
+            guard intMarker & 0xF0 == 0x10 else { return nil }
+            let size = 1 << Int(intMarker & 0x0F)
+            guard size <= objectsEnd - intOffset - 1 else { return nil }
             // Only the low 64 bits of a wide integer count, as in CoreFoundation.
             let value = BinaryPlistReader.readUnsigned(base, at: intOffset + 1 + max(0, size - 8), size: min(size, 8))
-            guard value <= UInt64(Int.max) else { try failLengthTooLarge(value, at: intOffset, objectAt: offset) }
+            guard value <= UInt64(Int.max) else { return nil }
             return (Int(value), intOffset + 1 + size)
         }
 
@@ -396,13 +541,6 @@ extension BinaryPlistReader {
             Double(bitPattern: BinaryPlistReader.readUnsigned(base, at: offset, size: 8))
         }
 
-        /// Adds `weight` objects to the running total, enforcing the object-count limit.
-        @inline(__always)
-        private mutating func count(_ weight: Int, at offset: Int) throws {
-            decodedCount += weight
-            guard decodedCount <= maxObjectCount else { try failObjectCount(at: offset) }
-        }
-
         /// The index of the first byte at or above 0x80, or `nil` when all are ASCII.
         static func firstNonASCIIIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
             let count = bytes.count
@@ -413,9 +551,14 @@ extension BinaryPlistReader {
                 accumulated |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 index += 8
             }
-            while index < count {
-                accumulated |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
-                index += 1
+            if index < count, count >= 8 {
+                // The last eight bytes, overlapping some already read, instead of a loop over a few.
+                accumulated |= start.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            } else {
+                while index < count {
+                    accumulated |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
+                    index += 1
+                }
             }
             guard accumulated & 0x8080_8080_8080_8080 != 0 else { return nil }
             return bytes.firstIndex { $0 >= 0x80 }
@@ -444,17 +587,31 @@ extension BinaryPlistReader {
         }
 
         @inline(never)
-        private func failKeyType(_ keyIndex: Int) throws -> Never {
+        private func failKeyType(_ keyIndex: Int, _ key: PlistValue) throws -> Never {
             let keyOffset = objectOffset(keyIndex)
             throw malformed(
-                "dictionary key at offset \(keyOffset) must be a string, not \(slots[keyIndex].value.typeName)",
-                at: keyOffset)
+                "dictionary key at offset \(keyOffset) must be a string, not \(key.typeName)", at: keyOffset)
         }
 
         @inline(never)
         private func failReference(_ index: UInt64, at position: Int) throws -> Never {
             throw malformed(
                 "reference to object \(index), but there are only \(trailer.objectCount) objects", at: position)
+        }
+
+        /// Names what ``validLengthAndStart(_:at:)`` refused in the length of the object at `offset`.
+        @inline(never)
+        private func failLength(at offset: Int) throws -> Never {
+            let intOffset = offset + 1
+            guard intOffset < objectsEnd else { try failOverrun("the length of the object", objectAt: offset) }
+            let intMarker = base.load(fromByteOffset: intOffset, as: UInt8.self)
+            guard intMarker & 0xF0 == 0x10 else { try failLengthType(intMarker, at: intOffset, objectAt: offset) }
+            let size = 1 << Int(intMarker & 0x0F)
+            guard size <= objectsEnd - intOffset - 1 else {
+                try failOverrun("the length of the object", objectAt: offset)
+            }
+            let value = BinaryPlistReader.readUnsigned(base, at: intOffset + 1 + max(0, size - 8), size: min(size, 8))
+            try failLengthTooLarge(value, at: intOffset, objectAt: offset)
         }
 
         @inline(never)
