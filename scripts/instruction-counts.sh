@@ -25,10 +25,8 @@ fi
 command -v valgrind >/dev/null || { echo "instruction counts: valgrind is missing (scripts/install-deps.sh)" >&2; exit 1; }
 
 bin="${1:-}"
-if [ -z "$bin" ]; then
-    swift build -c release --static-swift-stdlib >/dev/null
-    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
-fi
+# The executables as they ship, with the release script's compiler flags.
+if [ -z "$bin" ]; then bin="$(scripts/build-release.sh)"; fi
 
 work="$(mktemp -d)"
 daemon_pid=""

@@ -43,7 +43,7 @@ extension CommandRunner {
         } else {
             paths = environment.userPaths(machineID: try environment.machineID(for: host))
         }
-        let storage = try openStorage(paths, true)
+        let storage = try openStorage(paths, true, nil)
         let service = WatchService(
             storage: storage, console: console,
             // Lines name a domain as `domains` lists it (NSGlobalDomain), or a file as given.

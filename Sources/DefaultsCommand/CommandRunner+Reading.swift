@@ -33,7 +33,7 @@ extension CommandRunner {
 
     /// `read <domain> [<key>]`.
     func read(_ target: DomainTarget, key: PlistKeyPath?, format: OutputFormat?) throws(DefaultsError) {
-        try withStorage(target.paths) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
             let values = try checked { try storage.values(of: target.id) }
             guard let key else {
                 guard let values else {
@@ -49,7 +49,7 @@ extension CommandRunner {
 
     /// `read-type <domain> <key>`: `Type is string`, `Type is integer`, …
     func readType(_ target: DomainTarget, key: PlistKeyPath) throws(DefaultsError) {
-        try withStorage(target.paths) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
             guard let value = try checked({ try storage.values(of: target.id) }).flatMap(key.value(in:)) else {
                 throw missingPair(target, key)
             }
@@ -66,7 +66,7 @@ extension CommandRunner {
     /// A domain that does not exist exports as an empty dictionary, as on macOS.
     func exportDomain(_ target: DomainTarget, to destination: String, format: OutputFormat?) throws(DefaultsError) {
         let toStandardOutput = destination.trimmingBlanks == "-"
-        try withStorage(target.paths) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
             let values = try checked { try storage.values(of: target.id) } ?? [:]
             let chosen = format ?? (toStandardOutput ? .xml : .binary)
             let bytes: [UInt8]

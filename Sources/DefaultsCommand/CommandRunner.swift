@@ -6,9 +6,11 @@ import Synchronization
 
 /// Runs one `defaults` command line: parses it, opens the storage it needs, and prints what macOS prints.
 struct CommandRunner: Sendable {
-    /// Opens the storage for a set of directories; `watchesFiles` is true for `watch`.
+    /// Opens the storage for a set of directories; `watchesFiles` is true for `watch`; `firstRead` is the domain the
+    /// command reads first, if it knows (prefsd's connection reads it with its `hello`, in one round trip).
     typealias StorageOpener =
-        @Sendable (_ paths: StorePaths, _ watchesFiles: Bool) throws(DefaultsError) -> any DomainAccess
+        @Sendable (_ paths: StorePaths, _ watchesFiles: Bool, _ firstRead: DomainID?) throws(DefaultsError) ->
+        any DomainAccess
 
     /// Standard output, standard error and standard input.
     let console: any Console
@@ -29,7 +31,7 @@ struct CommandRunner: Sendable {
     }
 
     /// Opens the files directly, whatever runs: what tests use, and what a domain given as a file path gets.
-    static let filesOpener: StorageOpener = { paths, watchesFiles in
+    static let filesOpener: StorageOpener = { paths, watchesFiles, _ in
         FileAccess(paths: paths, configuration: fileConfiguration(watchesFiles: watchesFiles))
     }
 
@@ -37,11 +39,14 @@ struct CommandRunner: Sendable {
     /// (prefsd when its socket answers, by default; docs/DEFAULTS.md), any other directory on the files.
     static func opener(environment: DefaultsEnvironment) -> StorageOpener {
         let userDirectory = environment.userPaths(machineID: nil).preferencesDirectory
-        return { paths, watchesFiles throws(DefaultsError) in
-            guard paths.preferencesDirectory == userDirectory else { return try filesOpener(paths, watchesFiles) }
+        return { paths, watchesFiles, firstRead throws(DefaultsError) in
+            guard paths.preferencesDirectory == userDirectory else {
+                return try filesOpener(paths, watchesFiles, firstRead)
+            }
             return try checked {
                 try AccessRoute.open(
-                    paths: paths, clientName: "defaults", files: fileConfiguration(watchesFiles: watchesFiles))
+                    paths: paths, clientName: "defaults", files: fileConfiguration(watchesFiles: watchesFiles),
+                    firstRead: firstRead)
             }
         }
     }
@@ -182,7 +187,7 @@ struct CommandRunner: Sendable {
             }
         case .completeKeys(let domain):
             let target = try target(domain, host)
-            try withStorage(target.paths) { storage throws(DefaultsError) in
+            try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
                 let keys = (try checked { try storage.values(of: target.id) } ?? [:]).keys.sorted()
                 try console.writeOutput(keys.map { $0 + "\n" }.joined())
             }
@@ -199,11 +204,12 @@ struct CommandRunner: Sendable {
 
     /// Opens storage, runs `body`, and prints the warnings the storage collected (leaving out those about the file
     /// an error already names).
+    /// - Parameter firstRead: The domain `body` reads first, if any.
     func withStorage<Result>(
-        _ paths: StorePaths, watchesFiles: Bool = false,
+        _ paths: StorePaths, watchesFiles: Bool = false, firstRead: DomainID? = nil,
         _ body: (any DomainAccess) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
-        let storage = try openStorage(paths, watchesFiles)
+        let storage = try openStorage(paths, watchesFiles, firstRead)
         do {
             let result = try body(storage)
             printWarnings(storage.takeDiagnostics(), except: nil)

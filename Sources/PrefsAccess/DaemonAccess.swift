@@ -16,6 +16,8 @@ package final class DaemonAccess: DomainAccess {
     private let clientName: String
     private let timeout: Duration?
     private let connection = Mutex<PrefsBlockingClient?>(nil)
+    /// A domain read with `hello` (``connect(reading:)``), and its client's result, until the first read of it.
+    private let prefetched = Mutex<(domain: WireDomain, client: PrefsBlockingClient)?>(nil)
 
     /// Creates the access; nothing connects until the first request (or ``connect()``).
     /// - Parameters:
@@ -34,6 +36,15 @@ package final class DaemonAccess: DomainAccess {
     /// - Throws: ``PrefsAccessError`` with code `.unavailable` when nothing answers on the socket.
     package func connect() throws(PrefsAccessError) {
         _ = try client()
+    }
+
+    /// Connects now, if not connected, reading a domain with `hello` (one round trip for both) for the first
+    /// ``values(of:)`` of it: what a one-shot `defaults read` does.
+    /// - Throws: ``PrefsAccessError`` with code `.unavailable` when nothing answers on the socket.
+    package func connect(reading domain: DomainID) throws(PrefsAccessError) {
+        guard let wire = try? Self.wireDomain(domain) else { return try connect() }
+        let made = try client(reading: .readDomain(wire))
+        prefetched.withLock { $0 = (wire, made) }
     }
 
     // MARK: Requests
@@ -62,11 +73,14 @@ package final class DaemonAccess: DomainAccess {
     }
 
     /// The connected client, connecting first when there is none.
-    func client() throws(PrefsAccessError) -> PrefsBlockingClient {
+    /// - Parameter first: A read to send with `hello` when a connection is made (its result waits in the client).
+    func client(reading first: WireOperation? = nil) throws(PrefsAccessError) -> PrefsBlockingClient {
         if let current = connection.withLock({ $0 }) { return current }
         let made: PrefsBlockingClient
         do {
-            made = try PrefsBlockingClient(socketPath: socketPath, clientName: clientName, timeout: timeout)
+            made = try PrefsBlockingClient(
+                socketPath: socketPath, clientName: clientName, timeout: timeout,
+                handshakeTimeout: PrefsBlockingClient.defaultHandshakeTimeout, reading: first)
         } catch {
             throw PrefsAccessError(error)
         }
@@ -100,13 +114,33 @@ package final class DaemonAccess: DomainAccess {
     ) throws(PrefsAccessError) -> (values: PlistDictionary, version: UInt64)? {
         let result: WireResult
         do throws(PrefsAccessError) {
-            result = try send(.readDomain(wire))
+            if let prefetched = try takePrefetched(wire) {
+                result = prefetched
+            } else {
+                result = try send(.readDomain(wire))
+            }
         } catch {
             if let client = error.cause as? PrefsClientError, client.serverError?.code == .notFound { return nil }
             throw error
         }
         guard case .readDomain(let values, let version) = result else { throw Self.unexpected(result) }
         return (values, version)
+    }
+
+    /// The result of the read of `wire` sent with `hello`, once, as ``send(_:)`` would return it; `nil` when there is
+    /// none (or its connection broke, so that ``send(_:)`` sends the read again on a new one).
+    private func takePrefetched(_ wire: WireDomain) throws(PrefsAccessError) -> WireResult? {
+        guard
+            let client = prefetched.withLock({ prefetched in
+                defer { prefetched = nil }
+                return prefetched?.domain == wire ? prefetched?.client : nil
+            })
+        else { return nil }
+        switch client.takeFirstResult() {
+        case .success(let result): return result
+        case .failure(let error) where error.code == .refused: throw PrefsAccessError(error)
+        case .failure, nil: return nil
+        }
     }
 
     @discardableResult

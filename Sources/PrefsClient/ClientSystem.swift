@@ -83,13 +83,17 @@ enum ClientSystem {
             throw PrefsClientError(.connectionLost, "cannot wait for prefsd: \(POSIX.errorText(pollError))")
         }
         if ready == 0 { throw PrefsClientError(.timedOut, "prefsd did not answer within \(timeout ?? .zero)") }
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let (count, code) = POSIX.retrying { recv(descriptor, &buffer, buffer.count, 0) }
+        // Received straight into the array, neither zeroed first nor copied after.
+        var (count, code) = (0, Int32(0))
+        let bytes = [UInt8](unsafeUninitializedCapacity: 65536) { buffer, initialized in
+            (count, code) = POSIX.retrying { recv(descriptor, buffer.baseAddress, buffer.count, 0) }
+            initialized = max(count, 0)
+        }
         if count < 0 {
             if code == ECONNRESET { return [] }
             throw PrefsClientError(.connectionLost, "cannot read from prefsd: \(POSIX.errorText(code))")
         }
-        return Array(buffer[0..<count])
+        return bytes
     }
 
     /// The process at the other end of a connected Unix socket (`SO_PEERCRED`), if it is stopped (`SIGSTOP`, a

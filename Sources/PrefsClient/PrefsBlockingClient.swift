@@ -15,6 +15,8 @@ public final class PrefsBlockingClient: Sendable {
     private let timeout: Duration?
     private let handshakeTimeout: Duration?
     private let connection: Mutex<Connection>
+    /// The result of the read sent with `hello`, until taken.
+    private let firstResult: Mutex<Result<WireResult, PrefsClientError>?>
 
     /// How long a client waits, by default, for the answer to `hello` before it looks at the daemon's process: one
     /// that is stopped (`SIGSTOP`, a debugger) or gone is given up at once, one that runs is waited for as long as
@@ -33,54 +35,89 @@ public final class PrefsBlockingClient: Sendable {
         ///   - timeout: How long to wait for each read of the reply; `nil` waits for ever.
         ///   - patience: For `hello`: after each `patience.slice` without a reply, the call times out if the daemon's
         ///     process is stopped, and waits on (up to `timeout` in all) while it runs.
+        ///   - next: A read sent in the same write, whose reply ``reply(to:of:timeout:)`` reads (id + 1).
         mutating func call(
             _ operation: WireOperation, timeout: Duration?,
-            patience: Patience? = nil
+            patience: Patience? = nil, pipelining next: WireOperation? = nil
         ) throws(PrefsClientError) -> WireReply {
             if let failure { throw failure }
             do throws(PrefsClientError) {
                 let id = nextID
                 nextID &+= 1
-                let frame: [UInt8]
-                do {
-                    frame = try WireFrame.encode(WireRequest(id: id, operation).dictionary)
-                } catch {
-                    throw PrefsClientError(
-                        .refused, "the request cannot be sent: \(error.message)", serverError: error.wireError)
+                var frame = try Self.frame(operation, id: id)
+                if let next {
+                    frame += try Self.frame(next, id: nextID)
+                    nextID &+= 1
                 }
                 try ClientSystem.writeAll(descriptor, frame)
-                let deadline = timeout.map { ContinuousClock.now + $0 }
-                while true {
-                    let message: WireServerMessage
-                    do throws(PrefsClientError) {
-                        message = try Self.nextMessage(
-                            descriptor, &decoder, timeout: timeout, patience: patience, deadline: deadline)
-                    } catch  where error.code == .connectionLost || error.code == .timedOut {
-                        // The whole request is out: the daemon may have applied it before the connection ended.
-                        throw PrefsClientError(
-                            .outcomeUnknown,
-                            "\(error.message) after request \(id) (\(operation.name)) was sent; it may or may not "
-                                + "have been applied", cause: error)
-                    }
-                    switch message {
-                    case .reply(let reply):
-                        guard reply.id == id else {
-                            throw PrefsClientError(.protocolViolation, "prefsd answered request \(reply.id), not \(id)")
-                        }
-                        return reply
-                    case .event(.closing(let error)):
-                        // A daemon shutting down may have applied the request before it said so.
-                        throw PrefsClientError(
-                            error.code == .shuttingDown ? .outcomeUnknown : .refused,
-                            "prefsd closed the connection: \(error.code): \(error.message)", serverError: error)
-                    case .event:
-                        continue
-                    }
-                }
+                return try receive(id, of: operation, timeout: timeout, patience: patience)
             } catch {
-                // A request the daemon refused leaves the connection usable; anything else breaks it.
-                if error.code != .refused || error.message.hasPrefix("prefsd closed") { failure = error }
+                note(error)
                 throw error
+            }
+        }
+
+        /// Reads the reply to a request sent earlier in the same write (``call(_:timeout:patience:pipelining:)``).
+        mutating func reply(
+            to id: UInt64, of operation: WireOperation, timeout: Duration?
+        ) throws(PrefsClientError)
+            -> WireReply
+        {
+            if let failure { throw failure }
+            do throws(PrefsClientError) {
+                return try receive(id, of: operation, timeout: timeout, patience: nil)
+            } catch {
+                note(error)
+                throw error
+            }
+        }
+
+        /// A request's frame.
+        private static func frame(_ operation: WireOperation, id: UInt64) throws(PrefsClientError) -> [UInt8] {
+            do {
+                return try WireFrame.encode(WireRequest(id: id, operation).dictionary)
+            } catch {
+                throw PrefsClientError(
+                    .refused, "the request cannot be sent: \(error.message)", serverError: error.wireError)
+            }
+        }
+
+        /// A request the daemon refused leaves the connection usable; anything else breaks it.
+        private mutating func note(_ error: PrefsClientError) {
+            if error.code != .refused || error.message.hasPrefix("prefsd closed") { failure = error }
+        }
+
+        /// Reads until the reply to request `id`; events on the way are dropped.
+        private mutating func receive(
+            _ id: UInt64, of operation: WireOperation, timeout: Duration?, patience: Patience?
+        ) throws(PrefsClientError) -> WireReply {
+            let deadline = timeout.map { ContinuousClock.now + $0 }
+            while true {
+                let message: WireServerMessage
+                do throws(PrefsClientError) {
+                    message = try Self.nextMessage(
+                        descriptor, &decoder, timeout: timeout, patience: patience, deadline: deadline)
+                } catch  where error.code == .connectionLost || error.code == .timedOut {
+                    // The whole request is out: the daemon may have applied it before the connection ended.
+                    throw PrefsClientError(
+                        .outcomeUnknown,
+                        "\(error.message) after request \(id) (\(operation.name)) was sent; it may or may not "
+                            + "have been applied", cause: error)
+                }
+                switch message {
+                case .reply(let reply):
+                    guard reply.id == id else {
+                        throw PrefsClientError(.protocolViolation, "prefsd answered request \(reply.id), not \(id)")
+                    }
+                    return reply
+                case .event(.closing(let error)):
+                    // A daemon shutting down may have applied the request before it said so.
+                    throw PrefsClientError(
+                        error.code == .shuttingDown ? .outcomeUnknown : .refused,
+                        "prefsd closed the connection: \(error.code): \(error.message)", serverError: error)
+                case .event:
+                    continue
+                }
             }
         }
 
@@ -160,9 +197,25 @@ public final class PrefsBlockingClient: Sendable {
     /// - Throws: ``PrefsClientError`` `daemonUnavailable` when nothing answers on the socket, or the daemon does not
     ///   greet (the error's cause is then `timedOut`): it is stopped, or it did not answer within `timeout`. Nothing
     ///   but `hello` was sent, so the caller may safely go elsewhere.
-    public init(
+    public convenience init(
         socketPath: String = PrefsClientConfiguration.defaultSocketPath(), clientName: String = "PrefsClient",
         timeout: Duration? = .seconds(30), handshakeTimeout: Duration? = PrefsBlockingClient.defaultHandshakeTimeout
+    ) throws(PrefsClientError) {
+        try self.init(
+            socketPath: socketPath, clientName: clientName, timeout: timeout, handshakeTimeout: handshakeTimeout,
+            reading: nil)
+    }
+
+    /// Connects, says hello, and sends a first read in the same write: the daemon performs a connection's requests
+    /// in order and answers both at once, so the read costs no round trip of its own. Its result waits for
+    /// ``takeFirstResult()``. A read changes nothing, so having sent it to a daemon that then fails to greet is as
+    /// safe as having sent `hello` alone.
+    /// - Parameter first: A read (`get`, `getEffective`, `readDomain`, `listDomains`, `fleetStatus`), or `nil`;
+    ///   another operation is not sent.
+    /// - Throws: As ``init(socketPath:clientName:timeout:handshakeTimeout:)``; the read's own failure is its result.
+    package init(
+        socketPath: String, clientName: String, timeout: Duration?, handshakeTimeout: Duration?,
+        reading first: WireOperation?
     ) throws(PrefsClientError) {
         self.socketPath = socketPath
         self.timeout = timeout
@@ -171,9 +224,11 @@ public final class PrefsBlockingClient: Sendable {
         let descriptor = try ClientSystem.connect(to: socketPath, timeout: timeout)
         var connection = Connection(descriptor: descriptor)
         let reply: WireReply
+        let pipelined = first.flatMap(Self.isPipelinable)
         do {
             reply = try connection.call(
-                .hello(WireHello(client: clientName)), timeout: timeout, patience: Self.patience(greeting))
+                .hello(WireHello(client: clientName)), timeout: timeout, patience: Self.patience(greeting),
+                pipelining: pipelined)
         } catch {
             ClientSystem.closeDescriptor(descriptor)
             throw Self.greetingFailure(error, socketPath: socketPath)
@@ -183,8 +238,38 @@ public final class PrefsBlockingClient: Sendable {
             if case .failure(let error) = reply.outcome { throw PrefsClientError.refused(error) }
             throw PrefsClientError(.protocolViolation, "prefsd answered hello with another result")
         }
+        var firstResult: Result<WireResult, PrefsClientError>?
+        if let pipelined {
+            do throws(PrefsClientError) {
+                let answer = try connection.reply(to: reply.id &+ 1, of: pipelined, timeout: timeout)
+                switch answer.outcome {
+                case .success(let result): firstResult = .success(result)
+                case .failure(let error): firstResult = .failure(.refused(error))
+                }
+            } catch {
+                firstResult = .failure(error)
+            }
+        }
         self.hello = hello
         self.connection = Mutex(connection)
+        self.firstResult = Mutex(firstResult)
+    }
+
+    /// The operation itself when it may go out with `hello`: a read, which changes nothing.
+    private static func isPipelinable(_ operation: WireOperation) -> WireOperation? {
+        switch operation {
+        case .get, .getEffective, .readDomain, .listDomains, .fleetStatus: operation
+        case .hello, .set, .setMany, .remove, .writeDomain, .removeDomain, .synchronize, .subscribe, .unsubscribe: nil
+        }
+    }
+
+    /// The result of the read sent with `hello` (``init(socketPath:clientName:timeout:handshakeTimeout:reading:)``),
+    /// once; `nil` when there was none or it was taken.
+    package func takeFirstResult() -> Result<WireResult, PrefsClientError>? {
+        firstResult.withLock { result in
+            defer { result = nil }
+            return result
+        }
     }
 
     deinit {

@@ -31,6 +31,7 @@ extension PreferencesStore {
             let count = state.withLock { $0.domains.count }
             for slot in 0..<count { reloadIfChanged(slot: slot, origin: .external, &work) }
         }
+        wakeWorkerIfScheduled()
         deliverQueued()
         if let firstError { throw firstError }
     }
@@ -49,6 +50,7 @@ extension PreferencesStore {
             }
             reloadIfChanged(slot: slot, origin: .external, &work)
         }
+        wakeWorkerIfScheduled()
         deliverQueued()
         if let failure { throw failure }
     }

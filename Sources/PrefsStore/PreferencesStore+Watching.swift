@@ -28,7 +28,8 @@ extension PreferencesStore {
     /// anything else is an external edit. The store's own writes leave the file as the store knows it, so re-reading
     /// finds nothing new and they never come back as events. A queue overflow re-examines every loaded domain.
     func handleWatchEvents(_ events: [FileSystem.WatchEvent]) {
-        guard let worker else { return }
+        // Events that name a watch come from the worker; an overflow needs none (a store started without one).
+        let worker = self.worker
         fileWork.withLock { work in
             var order: [DomainID] = []
             var origins: [DomainID: ChangeOrigin] = [:]
@@ -38,7 +39,7 @@ extension PreferencesStore {
                     rescanScopes.formUnion(DomainScope.allCases)
                     continue
                 }
-                guard let directory = worker.directory(for: event.watch) else { continue }
+                guard let worker, let directory = worker.directory(for: event.watch) else { continue }
                 if event.mask & FileSystem.WatchMask.ignored != 0 {
                     worker.forget(event.watch)
                     rescanScopes.insert(directory.scope)

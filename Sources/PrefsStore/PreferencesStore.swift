@@ -23,7 +23,9 @@ public final class PreferencesStore: Sendable {
     let state: Mutex<StoreState>
     /// Serialises file work (loading, reloading, writing); taken before ``state``, never after it.
     let fileWork = Mutex<FileWorkState>(FileWorkState())
-    let worker: StoreWorker?
+    /// The background thread: a store that watches files starts it at once, any other on its first flush deadline,
+    /// so that a store used only for reads (a one-shot `defaults read`) starts no thread.
+    let workerStart: Mutex<WorkerStart>
     /// Whether the store keeps its domains in memory only (``inMemory(configuration:)``).
     public let isInMemory: Bool
     /// How many times the store replaced or removed a domain file.
@@ -47,18 +49,10 @@ public final class PreferencesStore: Sendable {
         self.codec = codec
         self.isInMemory = isInMemory
         self.state = Mutex(StoreState(flushDelay: configuration.flushDelay))
-        if isInMemory {
-            // Nothing to write or watch: no thread, no descriptors, no exit handler.
-            self.worker = nil
-            return
-        }
-        let worker = StoreWorker.start(
-            paths: paths, watchesFiles: configuration.watchesFiles, watchesFleetCache: configuration.watchesFleetCache)
-        self.worker = worker.worker
-        if let problem = worker.problem {
-            configuration.diagnostics(StoreDiagnostic(severity: .warning, domain: nil, error: problem))
-        }
-        worker.worker?.run(for: self)
+        // In memory there is nothing to write or watch: no thread, no descriptors, no exit handler.
+        self.workerStart = Mutex(isInMemory ? .never : .pending)
+        if isInMemory { return }
+        if configuration.watchesFiles { _ = startedWorker() }
         if configuration.flushesAtExit { ExitFlusher.register(self) }
     }
 
@@ -321,8 +315,60 @@ public final class PreferencesStore: Sendable {
     }
 
     func finish(_ outcome: WriteOutcome) {
-        if outcome.wakeWorker { worker?.wake() }
+        if outcome.wakeWorker { startedWorker()?.wake() }
         if outcome.deliver { deliverQueued() }
+    }
+
+    /// Whether the store's worker has started (``workerStart``).
+    enum WorkerStart: Sendable {
+        /// Not yet: it starts on the store's first flush deadline.
+        case pending
+        /// Started.
+        case running(StoreWorker)
+        /// Never: the store is in memory, or the worker's descriptors could not be made (that was reported).
+        case never
+    }
+
+    /// The worker, if it has started.
+    var worker: StoreWorker? {
+        workerStart.withLock { start in
+            guard case .running(let worker) = start else { return nil }
+            return worker
+        }
+    }
+
+    /// Whether the worker thread has started; a store that does not watch files starts it on its first flush
+    /// deadline only.
+    package var hasStartedWorker: Bool { worker != nil }
+
+    /// The worker, started first if it has not been.
+    func startedWorker() -> StoreWorker? {
+        let (worker, started, problem) = workerStart.withLock {
+            start -> (worker: StoreWorker?, started: Bool, problem: PrefsStoreError?) in
+            switch start {
+            case .running(let worker): return (worker, false, nil)
+            case .never: return (nil, false, nil)
+            case .pending:
+                let made = StoreWorker.start(
+                    paths: paths, watchesFiles: configuration.watchesFiles,
+                    watchesFleetCache: configuration.watchesFleetCache)
+                start = made.worker.map { .running($0) } ?? .never
+                return (made.worker, made.worker != nil, made.problem)
+            }
+        }
+        // Outside the lock: the diagnostics handler may call the store. A wake sent meanwhile waits in the channel.
+        if let problem { configuration.diagnostics(StoreDiagnostic(severity: .warning, domain: nil, error: problem)) }
+        if started, let worker { worker.run(for: self) }
+        return worker
+    }
+
+    /// Starts or wakes the worker when a write is scheduled or a file is to be read again (a failed write's retry, a
+    /// file caught half-written), which a synchronous write or read may leave behind.
+    func wakeWorkerIfScheduled() {
+        let scheduled = state.withLock { state in
+            state.unsettledRecheck != nil || state.domains.contains { $0.flushDeadline != nil }
+        }
+        if scheduled { startedWorker()?.wake() }
     }
 
     func checkWritable(_ domain: DomainID) throws(PrefsStoreError) {

@@ -63,7 +63,7 @@ import Testing
             let environment = DefaultsEnvironment(
                 variables: ["PREFERENCES_HOME": "/nonexistent"], machineID: "00112233445566778899aabbccddeeff",
                 currentDirectory: directory.path, hostName: "box")
-            let runner = CommandRunner(console: console, environment: environment) { _, _ in storage }
+            let runner = CommandRunner(console: console, environment: environment) { _, _, _ in storage }
             let status = await runner.run(arguments)
             #expect([0, 1, 255].contains(status), "\(arguments)")
             if status == 255 { #expect(console.output == HelpText.text, "\(arguments)") }

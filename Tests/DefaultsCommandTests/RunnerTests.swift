@@ -18,7 +18,7 @@ import Testing
         let console = CapturingConsole(input: input)
         let environment = DefaultsEnvironment(
             variables: ["PREFERENCES_HOME": "/nonexistent"], machineID: nil, currentDirectory: "/", hostName: "box")
-        let runner = CommandRunner(console: console, environment: environment) { _, _ in storage }
+        let runner = CommandRunner(console: console, environment: environment) { _, _, _ in storage }
         return (await runner.run(arguments), console)
     }
 
@@ -34,6 +34,26 @@ import Testing
         #expect(console.error == "")
         #expect(storage.calls == ["update com.example.App A,List,W", "synchronize"])
         #expect(try storage.values(of: Self.app) == ["A": "1", "List": ["a", "b"], "W": ["H": 2]])
+    }
+
+    @Test func theStorageIsOpenedWithTheDomainACommandReadsFirst() async {
+        let storage = RecordingStorage(domains: [Self.app: ["A": "1"]])
+        let opened = Mutex<[DomainID?]>([])
+        let environment = DefaultsEnvironment(
+            variables: ["PREFERENCES_HOME": "/nonexistent"], machineID: nil, currentDirectory: "/", hostName: "box")
+        let runner = CommandRunner(console: CapturingConsole(input: ""), environment: environment) {
+            _, _, firstRead in
+            opened.withLock { $0.append(firstRead) }
+            return storage
+        }
+        for arguments in [
+            ["read", "com.example.App", "A"], ["read-type", "com.example.App", "A"],
+            ["write", "com.example.App", "B", "2"], ["domains"],
+        ] {
+            _ = await runner.run(arguments)
+        }
+        // prefsd's connection reads that domain with its hello; a command that reads no one domain names none.
+        #expect(opened.withLock { $0 } == [Self.app, Self.app, Self.app, nil])
     }
 
     @Test func aWriteThatChangesNothingLeavesTheStorageAlone() async {

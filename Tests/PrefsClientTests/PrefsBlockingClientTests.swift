@@ -46,6 +46,54 @@ struct PrefsBlockingClientTests {
         await server.stop()
     }
 
+    @Test("a read sent with hello is answered with it, once, and the connection goes on")
+    func readWithHello() async throws {
+        let daemon = try ClientTestDaemon()
+        let server = try await daemon.start()
+        let writer = try PrefsBlockingClient(socketPath: daemon.socketPath, clientName: "writer")
+        #expect(try writer.send(.set(app, key: "k", value: "v", expectedVersion: nil)) == .set(version: 1))
+        let reader = try PrefsBlockingClient(
+            socketPath: daemon.socketPath, clientName: "reader", timeout: .seconds(30),
+            handshakeTimeout: PrefsBlockingClient.defaultHandshakeTimeout, reading: .readDomain(app))
+        #expect(reader.hello.version == 1)
+        #expect(try reader.takeFirstResult()?.get() == .readDomain(values: ["k": "v"], version: 1))
+        #expect(reader.takeFirstResult() == nil)
+        // The requests after it are numbered on from the read's.
+        #expect(try reader.send(.get(app, key: "k")) == .get(value: "v", version: 1))
+        await server.stop()
+    }
+
+    @Test("a read sent with hello that the daemon refuses is its result; the connection stays usable")
+    func refusedReadWithHello() async throws {
+        let daemon = try ClientTestDaemon()
+        let server = try await daemon.start()
+        let reader = try PrefsBlockingClient(
+            socketPath: daemon.socketPath, clientName: "reader", timeout: .seconds(30),
+            handshakeTimeout: PrefsBlockingClient.defaultHandshakeTimeout,
+            reading: .readDomain(WireDomain("com.example.absent")))
+        guard case .failure(let error)? = reader.takeFirstResult() else {
+            Issue.record("the read of a domain that does not exist succeeded")
+            return
+        }
+        #expect(error.code == .refused)
+        #expect(error.serverError?.code == .notFound)
+        #expect(try reader.send(.get(app, key: "k")) == .get(value: nil, version: 0))
+        await server.stop()
+    }
+
+    @Test("only a read goes out with hello")
+    func writeIsNotSentWithHello() async throws {
+        let daemon = try ClientTestDaemon()
+        let server = try await daemon.start()
+        let client = try PrefsBlockingClient(
+            socketPath: daemon.socketPath, clientName: "tests", timeout: .seconds(30),
+            handshakeTimeout: PrefsBlockingClient.defaultHandshakeTimeout,
+            reading: .set(app, key: "k", value: "v", expectedVersion: nil))
+        #expect(client.takeFirstResult() == nil)
+        #expect(try client.send(.get(app, key: "k")) == .get(value: nil, version: 0))
+        await server.stop()
+    }
+
     @Test("threads sharing one client each get their own reply")
     func sharedClient() async throws {
         let daemon = try ClientTestDaemon()
