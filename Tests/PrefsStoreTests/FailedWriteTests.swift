@@ -76,6 +76,29 @@ struct FailedWriteTests {
         #expect(try readValues(fixture.path(app)) == ["kept": 1])
     }
 
+    /// A process spawned by another test while `fill()` had the filler open keeps a copy of its descriptor until its
+    /// `exec`: the space must be back when `makeRoom()` returns all the same, or the next write fails now and then.
+    @Test("space is back when makeRoom returns, even while a copy of the filler's descriptor is still open")
+    func makeRoomWaitsForTheFillersSpace() throws {
+        let store = fixture.makeStore()
+        try store.set(1, forKey: "kept", in: app)
+        try store.synchronize()
+        try disk.fill()
+        let copy = open(disk.fillerPath, O_RDONLY | O_CLOEXEC)
+        try #require(copy >= 0)
+        let closing = DispatchGroup()
+        DispatchQueue.global().async(group: closing) {
+            usleep(300_000)
+            close(copy)
+        }
+
+        try disk.makeRoom()
+        try store.set(Self.big, forKey: "big", in: app)
+        #expect(throws: Never.self) { try store.synchronize(withdrawingOnFailure: .thisProcess) }
+        closing.wait()
+        #expect(try readValues(fixture.path(app)) == ["kept": 1, "big": Self.big])
+    }
+
     private func readValues(_ path: String) throws -> PlistDictionary? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return try PlistSerialization.decode(Array(data)).dictionaryValue

@@ -42,7 +42,7 @@ public final class SmallFileSystem: @unchecked Sendable {
     /// Fills the free space with a file of its own (`filler`), so that the next write that needs a block fails with
     /// `ENOSPC`.
     public func fill() throws {
-        let descriptor = open(path + "/filler", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = open(fillerPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw TestFailure("open filler: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         let block = [UInt8](repeating: 0x55, count: 4096)
@@ -57,9 +57,33 @@ public final class SmallFileSystem: @unchecked Sendable {
         }
     }
 
-    /// Removes the filler: space returns.
+    /// The file ``fill()`` writes.
+    public var fillerPath: String { path + "/filler" }
+
+    /// Removes the filler and waits until its space is free again.
+    ///
+    /// A process that another thread spawns while ``fill()`` has the filler open gets a copy of the descriptor, which
+    /// it holds until its `exec`; the blocks return only when that copy is closed too. On a loaded machine that can
+    /// be after the next write, which would then fail for want of space.
     public func makeRoom() throws {
-        try FileManager.default.removeItem(atPath: path + "/filler")
+        var status = stat()
+        guard lstat(fillerPath, &status) == 0 else {
+            throw TestFailure("stat filler: \(String(cString: strerror(errno)))")
+        }
+        try FileManager.default.removeItem(atPath: fillerPath)
+        // Tests write little meanwhile: half the filler's size free means its blocks are back.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while freeBytes < Int(status.st_blocks) * 512 / 2 {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the filler's space did not return") }
+            usleep(1_000)
+        }
+    }
+
+    /// The bytes free on the file system.
+    public var freeBytes: Int {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return 0 }
+        return Int(info.f_bfree) * Int(info.f_frsize)
     }
 
     /// Remounts read-only (`EROFS` for every write).
