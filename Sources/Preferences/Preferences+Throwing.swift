@@ -43,8 +43,9 @@ extension Preferences {
 
     /// Writes every change durably (`fsync`ed) and reads in changes made elsewhere.
     /// - Throws: ``PreferencesError`` with code `storeUnavailable` (a directory that cannot be created, a file that
-    ///   cannot be written) or `limitExceeded`, for the first domain that could not be written; the changes stay
-    ///   pending and are retried.
+    ///   cannot be written) or `limitExceeded`, for the first domain that could not be written; this process's
+    ///   unwritten changes of the domains that could not be written are withdrawn (on the files as through prefsd):
+    ///   a write is durable, or it changes nothing.
     public func synchronizeThrowing() throws(PreferencesError) {
         do throws(PrefsAccessError) {
             try backend.synchronize()

@@ -102,7 +102,8 @@ extension Preferences {
     /// Changes are written within the flush delay and at exit anyway; call it when they must be on disk now (before
     /// another program reads the file, say).
     /// - Returns: `true` when everything was written; `false` when something could not be (the reason goes to the
-    ///   diagnostics handler, and the changes stay pending and are retried).
+    ///   diagnostics handler, and this process's unwritten changes of the domains that could not be written are
+    ///   withdrawn: a write is durable, or it changes nothing).
     @discardableResult
     public func synchronize() -> Bool {
         do throws(PreferencesError) {
