@@ -16,7 +16,7 @@ import PrefsWire
 /// closed connection is dropped, and a connection that makes no progress for the idle timeout is closed (one with
 /// subscriptions waits for events, and is never idle).
 final class ConnectionHandler: ChannelDuplexHandler {
-    typealias InboundIn = [InboundFrame]
+    typealias InboundIn = InboundFrames
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -38,7 +38,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         var token: ObservationToken
     }
 
-    /// At most this many decoded requests wait before the connection stops reading.
+    /// At most this many received requests wait before the connection stops reading.
     private static let maxPendingRequests = 256
 
     private let shared: DaemonShared
@@ -50,7 +50,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private let logger: Logger
 
     private var negotiated = false
-    private var pending = CircularBuffer<Result<WireRequest, WireRequest.Rejection>>()
+    /// Whole frames received and not yet performed (length prefixes included), and how many.
+    private var pendingFrames: ByteBuffer?
+    private var pendingCount = 0
     /// A request is being performed off the event loop (`synchronize`); later ones wait for it.
     private var isPerforming = false
     private var inputClosed = false
@@ -74,6 +76,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Whether events were written straight to the outbound buffer (``deliver(_:subscription:origin:context:)``)
     /// and wait for the flush at the end of ``writeEvents(context:)``.
     private var pendingEventFlush = false
+    /// The domain the previous request addressed, as a name and with its store identifier.
+    private var recentDomainName = RecentDomainName()
+    private var recentDomain = RecentDomain()
     private var context: ChannelHandlerContext?
 
     init(
@@ -108,7 +113,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         endSubscriptions()
         // The work of a closed connection is dropped: nobody would read its replies.
-        pending.removeAll()
+        dropPending()
         outbound = nil
         idleCheck?.cancel()
         idleCheck = nil
@@ -125,18 +130,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !isClosing else { return }
-        for frame in unwrapInboundIn(data) {
-            switch frame {
-            case .request(let request):
-                pending.append(.success(request))
-            case .message(let message):
-                do throws(WireRequest.Rejection) {
-                    pending.append(.success(try WireRequest(dictionary: message)))
-                } catch {
-                    pending.append(.failure(error))
-                }
-            }
+        let frames = unwrapInboundIn(data)
+        if var waiting = pendingFrames.take() {
+            var more = frames.bytes
+            waiting.writeBuffer(&more)
+            pendingFrames = waiting
+        } else {
+            pendingFrames = frames.bytes
         }
+        pendingCount += frames.count
         isReading = true
         processPending(context: context)
     }
@@ -179,9 +181,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if let framing = error as? PrefsWireError {
-            logger.notice(
-                "closing a connection that sent a bad frame", metadata: ["error": "\(framing)"])
-            close(context: context, with: framing.wireError)
+            closeForBadFrame(framing, context: context)
             return
         }
         if isClosing { return }
@@ -203,7 +203,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Holds reads while the peer does not take its replies, or requests wait: this bounds what one connection
     /// costs the daemon.
     func read(context: ChannelHandlerContext) {
-        if isClosing || !context.channel.isWritable || pending.count >= Self.maxPendingRequests {
+        if isClosing || !context.channel.isWritable || pendingCount >= Self.maxPendingRequests {
             readHeld = true
             return
         }
@@ -218,22 +218,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func processPending(context: ChannelHandlerContext) {
         var wrote = false
         while !isPerforming, !isClosing, context.channel.isActive, context.channel.isWritable,
-            let item = pending.popFirst()
+            let payload = nextPendingFrame()
         {
-            switch item {
-            case .failure(let rejection):
-                guard let reply = rejection.reply else {
-                    close(context: context, with: rejection.error)
-                    return
-                }
-                write(reply, context: context)
-                wrote = true
-            case .success(let request):
-                if let reply = perform(request, context: context) {
-                    write(reply, context: context)
-                    wrote = true
-                }
-            }
+            if performFrame(payload, context: context) { wrote = true }
         }
         if wrote {
             if isReading {
@@ -244,6 +231,67 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         resumeReadingIfHeld(context: context)
         closeIfFinished(context: context)
+    }
+
+    /// Takes the next frame waiting: its payload.
+    private func nextPendingFrame() -> ByteBuffer? {
+        guard pendingCount > 0, var frames = pendingFrames.take() else { return nil }
+        // The decoder handed whole frames only, each length checked.
+        guard let length = frames.readInteger(endianness: .big, as: UInt32.self),
+            let payload = frames.readSlice(length: Int(length))
+        else {
+            logger.error("a received frame was cut short; dropping the frames after it")
+            pendingCount = 0
+            return nil
+        }
+        pendingCount -= 1
+        if pendingCount > 0 { pendingFrames = frames }
+        return payload
+    }
+
+    /// Reads and performs one frame's request; returns whether a reply was written.
+    private func performFrame(_ payload: ByteBuffer, context: ChannelHandlerContext) -> Bool {
+        // The frequent requests, read in place and performed without the general request value.
+        let flat = payload.withUnsafeReadableBytes { bytes in
+            WireFlatRequest(payload: bytes, limits: limits, recentDomain: &recentDomainName)
+        }
+        if let flat, negotiated {
+            if flat.name != .get {
+                logger.trace(
+                    "write", metadata: ["prefs.domain": "\(flat.domain)", "prefs.operation": "\(flat.name.rawValue)"])
+            }
+            let result = shared.requests.perform(flat, origin: origin, recent: &recentDomain)
+            write(WireReply(id: flat.id, result), context: context)
+            return true
+        }
+        let request: WireRequest
+        if let flat {
+            request = flat.request
+        } else {
+            let decoded = payload.withUnsafeReadableBytes { bytes in
+                Result { () throws(PrefsWireError) in try WireFrame.decodePayload(bytes, limits: limits) }
+            }
+            let message: PlistDictionary
+            switch decoded {
+            case .success(let dictionary): message = dictionary
+            case .failure(let error):
+                closeForBadFrame(error, context: context)
+                return false
+            }
+            do throws(WireRequest.Rejection) {
+                request = try WireRequest(dictionary: message)
+            } catch {
+                guard let reply = error.reply else {
+                    close(context: context, with: error.error)
+                    return false
+                }
+                write(reply, context: context)
+                return true
+            }
+        }
+        guard let reply = perform(request, context: context) else { return false }
+        write(reply, context: context)
+        return true
     }
 
     /// Performs a request; returns its reply, or `nil` when the reply comes later.
@@ -293,13 +341,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
             return nil
         case .getEffective(let list, _):
             if let refusal = refusal(of: list) { return WireReply(id: request.id, .failure(refusal)) }
-            return WireReply(id: request.id, shared.requests.perform(operation, origin: origin))
+            return WireReply(id: request.id, shared.requests.perform(operation, origin: origin, recent: &recentDomain))
         default:
             if operation.isWrite, let domain = operation.domain {
                 logger.trace(
                     "write", metadata: ["prefs.domain": "\(domain)", "prefs.operation": "\(operation.name.rawValue)"])
             }
-            return WireReply(id: request.id, shared.requests.perform(operation, origin: origin))
+            return WireReply(id: request.id, shared.requests.perform(operation, origin: origin, recent: &recentDomain))
         }
     }
 
@@ -619,14 +667,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func resumeReadingIfHeld(context: ChannelHandlerContext) {
-        guard readHeld, !isClosing, context.channel.isWritable, pending.count < Self.maxPendingRequests else { return }
+        guard readHeld, !isClosing, context.channel.isWritable, pendingCount < Self.maxPendingRequests else { return }
         readHeld = false
         context.read()
     }
 
     /// After the peer closed its side: close once every reply is sent, unless events are still wanted.
     private func closeIfFinished(context: ChannelHandlerContext) {
-        guard inputClosed, !isClosing, !isPerforming, pending.isEmpty, subscriptions.isEmpty else { return }
+        guard inputClosed, !isClosing, !isPerforming, pendingCount == 0, subscriptions.isEmpty else { return }
         isClosing = true
         let channel = context.channel
         writeOutbound(context: context)
@@ -635,11 +683,22 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Closes for a frame that breaks the protocol, after answering the frames before it.
+    private func closeForBadFrame(_ error: PrefsWireError, context: ChannelHandlerContext) {
+        logger.notice("closing a connection that sent a bad frame", metadata: ["error": "\(error)"])
+        close(context: context, with: error.wireError)
+    }
+
+    private func dropPending() {
+        pendingFrames = nil
+        pendingCount = 0
+    }
+
     /// Sends a `closing` event with the reason, then closes.
     private func close(context: ChannelHandlerContext, with error: WireError) {
         guard !isClosing else { return }
         isClosing = true
-        pending.removeAll()
+        dropPending()
         endSubscriptions()
         writeOutbound(context: context)
         let event = WireEvent.closing(error).dictionary

@@ -15,31 +15,64 @@ struct StoreRequests: Sendable {
     ///   - operation: Any operation but `hello`, `subscribe`, `unsubscribe` and `fleetStatus`.
     ///   - origin: The client's credentials, recorded in change events.
     /// - Returns: The result, or the error to send.
-    func perform(_ operation: WireOperation, origin: ChangeOrigin) -> Result<WireResult, WireError> {
+    ///   - recent: The connection's previous domain, reused when this operation addresses it too.
+    func perform(
+        _ operation: WireOperation, origin: ChangeOrigin, recent: inout RecentDomain
+    ) -> Result<WireResult, WireError> {
         do throws(WireError) {
-            return .success(try performThrowing(operation, origin: origin))
+            return .success(try performThrowing(operation, origin: origin, recent: &recent))
         } catch {
             return .failure(error)
         }
     }
 
-    private func performThrowing(_ operation: WireOperation, origin: ChangeOrigin) throws(WireError) -> WireResult {
+    /// Performs a frequent request read straight from its frame (``WireFlatRequest``), as ``perform(_:origin:recent:)``
+    /// performs its general form.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - origin: The client's credentials, recorded in change events.
+    ///   - recent: The connection's previous domain, reused when this request addresses it too.
+    /// - Returns: The result, or the error to send.
+    func perform(
+        _ request: WireFlatRequest, origin: ChangeOrigin, recent: inout RecentDomain
+    ) -> Result<WireResult, WireError> {
+        do throws(WireError) {
+            let domain = try recent.domainID(request.domain)
+            switch request.operation {
+            case .get:
+                return .success(get(request.key, in: domain))
+            case .set(let value):
+                let version = try set(value, forKey: request.key, in: domain, origin, request.expectedVersion)
+                return .success(.set(version: version))
+            case .remove:
+                let version = try set(nil, forKey: request.key, in: domain, origin, request.expectedVersion)
+                return .success(.remove(version: version))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Performs one operation, without a previous domain to reuse.
+    func perform(_ operation: WireOperation, origin: ChangeOrigin) -> Result<WireResult, WireError> {
+        var recent = RecentDomain()
+        return perform(operation, origin: origin, recent: &recent)
+    }
+
+    private func performThrowing(
+        _ operation: WireOperation, origin: ChangeOrigin, recent: inout RecentDomain
+    ) throws(WireError) -> WireResult {
         switch operation {
         case .get(let wireDomain, let key):
-            let domain = try wireDomain.domainID()
-            let snapshot = store.snapshot(of: domain)
-            return .get(value: snapshot.values[key], version: snapshot.sequence)
+            return get(key, in: try recent.domainID(wireDomain))
         case .getEffective(let searchList, let key):
             let list = try Self.searchList(searchList)
             return .getEffective(WireResolution(store.resolve(key, in: list), app: list.domain))
         case .set(let wireDomain, let key, let value, let expectedVersion):
-            let domain = try wireDomain.domainID()
             return .set(
-                version: try mapErrors(domain) { () throws(PrefsStoreError) in
-                    try store.set(value, forKey: key, in: domain, origin: origin, expectedSequence: expectedVersion)
-                })
+                version: try set(value, forKey: key, in: try recent.domainID(wireDomain), origin, expectedVersion))
         case .setMany(let wireDomain, let values, let removeKeys, let expectedVersion):
-            let domain = try wireDomain.domainID()
+            let domain = try recent.domainID(wireDomain)
             var changes: [PlistKey: PlistValue?] = [:]
             for (key, value) in values.storage { changes[key] = .some(value) }
             for key in removeKeys { changes[PlistKey(key)] = .some(nil) }
@@ -48,26 +81,23 @@ struct StoreRequests: Sendable {
                     try store.setMany(changes, in: domain, origin: origin, expectedSequence: expectedVersion)
                 })
         case .remove(let wireDomain, let key, let expectedVersion):
-            let domain = try wireDomain.domainID()
             return .remove(
-                version: try mapErrors(domain) { () throws(PrefsStoreError) in
-                    try store.set(nil, forKey: key, in: domain, origin: origin, expectedSequence: expectedVersion)
-                })
+                version: try set(nil, forKey: key, in: try recent.domainID(wireDomain), origin, expectedVersion))
         case .readDomain(let wireDomain):
-            let domain = try wireDomain.domainID()
+            let domain = try recent.domainID(wireDomain)
             let exists = try mapErrors(domain) { () throws(PrefsStoreError) in try store.persistentDomain(domain) }
             guard exists != nil else { throw Self.domainNotFound(wireDomain) }
             let snapshot = store.snapshot(of: domain)
             return .readDomain(values: snapshot.values, version: snapshot.sequence)
         case .writeDomain(let wireDomain, let values, let expectedVersion):
-            let domain = try wireDomain.domainID()
+            let domain = try recent.domainID(wireDomain)
             return .writeDomain(
                 version: try mapErrors(domain) { () throws(PrefsStoreError) in
                     try store.setPersistentDomain(
                         values, for: domain, origin: origin, expectedSequence: expectedVersion)
                 })
         case .removeDomain(let wireDomain, let expectedVersion):
-            let domain = try wireDomain.domainID()
+            let domain = try recent.domainID(wireDomain)
             let version = try mapErrors(domain) { () throws(PrefsStoreError) -> UInt64? in
                 if domain.scope.isWritable, try store.persistentDomain(domain) == nil { return nil }
                 return try store.removePersistentDomain(domain, origin: origin, expectedSequence: expectedVersion)
@@ -91,6 +121,21 @@ struct StoreRequests: Sendable {
             return .synchronize
         case .hello, .subscribe, .unsubscribe, .fleetStatus:
             throw WireError(.internal, "operation \(operation.name.rawValue) is handled by the connection")
+        }
+    }
+
+    private func get(_ key: String, in domain: DomainID) -> WireResult {
+        let snapshot = store.snapshot(of: domain)
+        return .get(value: snapshot.values[key], version: snapshot.sequence)
+    }
+
+    /// Sets or (with `nil`) removes one key; returns the domain's version after it.
+    private func set(
+        _ value: PlistValue?, forKey key: String, in domain: DomainID, _ origin: ChangeOrigin,
+        _ expectedVersion: UInt64?
+    ) throws(WireError) -> UInt64 {
+        try mapErrors(domain) { () throws(PrefsStoreError) in
+            try store.set(value, forKey: key, in: domain, origin: origin, expectedSequence: expectedVersion)
         }
     }
 

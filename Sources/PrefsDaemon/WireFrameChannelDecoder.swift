@@ -2,17 +2,15 @@ import NIOCore
 import PrefsPlist
 import PrefsWire
 
-/// Splits a connection's bytes into frames and decodes each one in place, as a NIO `ByteToMessageDecoder`.
+/// Splits a connection's bytes into frames, as a NIO `ByteToMessageDecoder`.
 ///
-/// The frequent small requests (`get`, `set` of a scalar, `remove`) are read straight from the payload's bytes;
-/// every other frame is decoded as a dictionary, which the connection handler reads as a request or refuses.
-///
-/// A frame's length is checked as soon as its four bytes arrive, so an oversized frame fails before its payload
-/// is buffered. The bytes of a frame still arriving are charged to the daemon's ``FrameBudget`` (all connections
-/// together), and the frame must arrive whole within the frame timeout of its first byte. Errors are
-/// ``PrefsWireError``s; the connection handler answers them with a `closing` event.
+/// Every whole frame of a read goes to the connection handler at once (``InboundFrames``), which reads each
+/// request when it performs it. A frame's length is checked as soon as its four bytes arrive, so an oversized frame
+/// fails before its payload is buffered. The bytes of a frame still arriving are charged to the daemon's
+/// ``FrameBudget`` (all connections together), and the frame must arrive whole within the frame timeout of its first
+/// byte. Errors are ``PrefsWireError``s; the connection handler answers them with a `closing` event.
 struct WireFrameChannelDecoder: ByteToMessageDecoder {
-    typealias InboundOut = [InboundFrame]
+    typealias InboundOut = InboundFrames
 
     let limits: WireLimits
     private let partial: PartialFrame
@@ -25,30 +23,33 @@ struct WireFrameChannelDecoder: ByteToMessageDecoder {
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         // Every whole frame of the buffer goes to the handler in one read: pipelined requests then cost one pass
         // through the pipeline, not one each.
-        var frames: [InboundFrame] = []
+        var wholeBytes = 0
+        var count = 0
         do {
-            while buffer.readableBytes >= WireFrame.headerLength {
+            while buffer.readableBytes - wholeBytes >= WireFrame.headerLength {
                 let length = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) in
-                    try WireFrame.payloadLength(header: bytes, limits: limits)
+                    try WireFrame.payloadLength(
+                        header: UnsafeRawBufferPointer(rebasing: bytes[wholeBytes...]), limits: limits)
                 }
                 let frameLength = WireFrame.headerLength + length
-                guard buffer.readableBytes >= frameLength else { break }
-                let frame = try buffer.withUnsafeReadableBytes { bytes throws(PrefsWireError) -> InboundFrame in
-                    let payload = UnsafeRawBufferPointer(rebasing: bytes[WireFrame.headerLength..<frameLength])
-                    if let request = WireRequest(flatPayload: payload, limits: limits) { return .request(request) }
-                    return .message(try WireFrame.decodePayload(payload, limits: limits))
-                }
-                buffer.moveReaderIndex(forwardBy: frameLength)
-                partial.frameEnded()
-                frames.append(frame)
+                guard buffer.readableBytes - wholeBytes >= frameLength else { break }
+                wholeBytes += frameLength
+                count += 1
             }
         } catch {
             // The frames before the bad one are answered before the connection is closed for it.
-            if !frames.isEmpty { context.fireChannelRead(wrapInboundOut(frames)) }
+            handOver(&buffer, wholeBytes: wholeBytes, count: count, context: context)
             throw error
         }
-        if !frames.isEmpty { context.fireChannelRead(wrapInboundOut(frames)) }
+        handOver(&buffer, wholeBytes: wholeBytes, count: count, context: context)
         return try needMore(context, buffer)
+    }
+
+    /// Hands the whole frames at the start of the buffer to the handler.
+    private func handOver(_ buffer: inout ByteBuffer, wholeBytes: Int, count: Int, context: ChannelHandlerContext) {
+        guard count > 0, let frames = buffer.readSlice(length: wholeBytes) else { return }
+        partial.frameEnded()
+        context.fireChannelRead(wrapInboundOut(InboundFrames(bytes: frames, count: count)))
     }
 
     /// Accounts for the bytes of the frame still arriving, then waits for more.

@@ -37,12 +37,18 @@ extension PlistValue {
 
     /// The UTF-8 size of text once `&`, `<` and `>` are escaped.
     private static func escapedSize(_ text: String) -> Int {
-        var size = 0
-        for byte in text.utf8 {
+        // Over the contiguous bytes: iterating the UTF-8 view costs several times as much per byte (`set` computes
+        // this for the old and the new value of every key it changes).
+        text.utf8.withContiguousStorageIfAvailable(escapedSize) ?? escapedSize(Array(text.utf8))
+    }
+
+    private static func escapedSize(_ bytes: some Collection<UInt8>) -> Int {
+        var size = bytes.count
+        for byte in bytes {
             switch byte {
-            case UInt8(ascii: "&"): size += 5
-            case UInt8(ascii: "<"), UInt8(ascii: ">"): size += 4
-            default: size += 1
+            case UInt8(ascii: "&"): size += 4
+            case UInt8(ascii: "<"), UInt8(ascii: ">"): size += 3
+            default: break
             }
         }
         return size

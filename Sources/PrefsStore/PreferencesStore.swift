@@ -166,7 +166,8 @@ public final class PreferencesStore: Sendable {
         while outcome == nil {
             outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome? in
                 guard let slot = state.slot(of: domain) else { return nil }
-                try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
+                try checkSequence(
+                    expectedSequence, of: state.domains[slot].sequence, at: state.domains[slot].location, in: domain)
                 switch state.setValue(value, forKey: key, slot: slot, origin: origin, maxDomainBytes: maxDomainBytes) {
                 case .applied(let wake):
                     return WriteOutcome(
@@ -200,7 +201,8 @@ public final class PreferencesStore: Sendable {
         let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key.string, value: $0.value) }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
-            try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
+            try checkSequence(
+                expectedSequence, of: state.domains[slot].sequence, at: state.domains[slot].location, in: domain)
             return try applyChanges(ordered, slot: slot, in: &state, domain: domain, origin: origin)
         }
         finish(outcome)
@@ -247,7 +249,8 @@ public final class PreferencesStore: Sendable {
         if size > configuration.limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
-            try checkSequence(expectedSequence, of: state.domains[slot], in: domain)
+            try checkSequence(
+                expectedSequence, of: state.domains[slot].sequence, at: state.domains[slot].location, in: domain)
             let wake = state.applyReplacement(values, slot: slot, origin: origin)
             return WriteOutcome(wakeWorker: wake, deliver: state.endBatch(), sequence: state.domains[slot].sequence)
         }
@@ -399,14 +402,16 @@ public final class PreferencesStore: Sendable {
         }
     }
 
+    /// Compare-and-set: the domain's sequence number against the expected one. Takes the two fields it needs, not the
+    /// domain's state, which would be copied for every write.
     private func checkSequence(
-        _ expected: UInt64?, of state: DomainState, in domain: DomainID
+        _ expected: UInt64?, of sequence: UInt64, at location: @autoclosure () -> FileLocation?, in domain: DomainID
     ) throws(PrefsStoreError) {
-        guard let expected, expected != state.sequence else { return }
+        guard let expected, expected != sequence else { return }
         throw PrefsStoreError(
             .versionConflict,
-            "domain \(domain) is at version \(state.sequence), not the expected \(expected): it changed since it was read",
-            path: state.location.map { $0.directory + "/" + $0.fileName })
+            "domain \(domain) is at version \(sequence), not the expected \(expected): it changed since it was read",
+            path: location().map { $0.directory + "/" + $0.fileName })
     }
 
     func domainTooLarge(_ domain: DomainID, size: Int) -> PrefsStoreError {

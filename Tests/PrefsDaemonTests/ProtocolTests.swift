@@ -69,6 +69,53 @@ struct ProtocolTests {
         }
     }
 
+    /// What a request of ``pipelinedRequestsToSeveralDomains()`` expects.
+    enum Expected {
+        case success(WireResult)
+        case failure(WireError.Code)
+    }
+
+    /// Requests in one read, naming domains that repeat, differ at the same length, differ in layer or by-host, or are
+    /// refused: the connection reuses the previous domain only when a request names that very one.
+    @Test("pipelined requests to several domains each reach their own")
+    func pipelinedRequestsToSeveralDomains() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        let first = WireDomain("com.example.a")
+        let second = WireDomain("com.example.b")
+        let host = WireDomain("com.example.a", byHost: true)
+        let system = WireDomain("com.example.a", scope: .system)
+        let longer = WireDomain("com.example.a.longer")
+        let requests: [(WireOperation, Expected)] = [
+            (.set(first, key: "k", value: "1", expectedVersion: nil), .success(.set(version: 1))),
+            (.set(second, key: "k", value: "2", expectedVersion: nil), .success(.set(version: 1))),
+            (.set(host, key: "k", value: "3", expectedVersion: nil), .success(.set(version: 1))),
+            (.set(WireDomain("com/example"), key: "k", value: "4", expectedVersion: nil), .failure(.invalidName)),
+            (.get(first, key: "k"), .success(.get(value: "1", version: 1))),
+            (.get(second, key: "k"), .success(.get(value: "2", version: 1))),
+            (.get(host, key: "k"), .success(.get(value: "3", version: 1))),
+            (.set(system, key: "k", value: "5", expectedVersion: nil), .failure(.readOnly)),
+            (.get(system, key: "k"), .success(.get(value: nil, version: 0))),
+            (.get(longer, key: "k"), .success(.get(value: nil, version: 0))),
+            (.remove(first, key: "k", expectedVersion: 1), .success(.remove(version: 2))),
+            (.get(first, key: "k"), .success(.get(value: nil, version: 2))),
+        ]
+        var bytes: [UInt8] = []
+        for (index, request) in requests.enumerated() {
+            bytes += try WireFrame.encode(WireRequest(id: UInt64(index), request.0).dictionary)
+        }
+        try connection.sendRaw(bytes)
+        for (index, request) in requests.enumerated() {
+            let reply = try connection.receiveReply()
+            #expect(reply.id == UInt64(index))
+            switch request.1 {
+            case .success(let result): #expect(reply.outcome == .success(result), "request \(index)")
+            case .failure(let code): #expect(reply.outcome.failureCode == code, "request \(index)")
+            }
+        }
+    }
+
     @Test("every operation round-trips through the store")
     func operations() async throws {
         let daemon = try await TestDaemon()

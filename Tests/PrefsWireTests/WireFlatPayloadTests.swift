@@ -57,6 +57,24 @@ import Testing
         WireRequest(id: 10, .getEffective(WireSearchList(app: "com.example.app"), key: "k")),
     ]
 
+    /// A connection's requests read one after another, sharing the previous domain name: each gets its own domain,
+    /// whether the names repeat, differ in one byte at the same length, or change length.
+    @Test func aConnectionsSuccessiveRequestsEachGetTheirOwnDomain() throws {
+        let names = [
+            "com.example.a", "com.example.a", "com.example.b", "com.example.a", "short", "com.example.a.longer",
+            "com.example.a", "NSGlobalDomain", "NSGlobalDomain", "a", "b", "com.example.a",
+        ]
+        var recent = RecentDomainName()
+        for (index, name) in names.enumerated() {
+            let request = WireRequest(id: UInt64(index), .get(WireDomain(name), key: "k"))
+            let payload = try WireFrame.encodePayload(request.dictionary)
+            let flat = payload.withUnsafeBytes {
+                WireFlatRequest(payload: $0, limits: Self.limits, recentDomain: &recent)
+            }
+            #expect(flat?.request == request, "request \(index) names \(name)")
+        }
+    }
+
     @Test("reads the frequent requests exactly as the general way does", arguments: frequent)
     func frequentRequests(request: WireRequest) throws {
         let payload = try WireFrame.encodePayload(request.dictionary)

@@ -58,7 +58,7 @@ package enum BinaryFlatDictionary {
                     let keyObject = document.reference(at: references + entry * trailer.referenceSize),
                     let valueObject = document.reference(at: references + (count + entry) * trailer.referenceSize),
                     let key = document.asciiString(keyObject),
-                    !keys[0..<entry].contains(where: { Self.bytesEqual($0, key) }),
+                    !keys[0..<entry].contains(where: { RawBytes.equal($0, key) }),
                     let value = document.scalar(valueObject),
                     visit(key, value)
                 else { return false }
@@ -66,13 +66,6 @@ package enum BinaryFlatDictionary {
             }
             return true
         }
-    }
-
-    /// Whether two byte ranges hold the same bytes, compared in place.
-    private static func bytesEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in 0..<lhs.count where lhs[index] != rhs[index] { return false }
-        return true
     }
 
     /// The checked document: every accessor returns `nil` for what the fast path does not take.

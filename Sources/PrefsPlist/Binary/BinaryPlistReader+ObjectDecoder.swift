@@ -542,6 +542,7 @@ extension BinaryPlistReader {
         }
 
         /// The index of the first byte at or above 0x80, or `nil` when all are ASCII.
+        @inline(__always)
         static func firstNonASCIIIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
             let count = bytes.count
             guard let start = bytes.baseAddress else { return nil }

@@ -35,7 +35,9 @@ extension PlistKey: Hashable {
     @usableFromInline
     static func hasEqualBytes(_ lhs: String, _ rhs: String) -> Bool {
         let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
-            rhs.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                RawBytes.equal(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+            }
         }
         if let compared, let compared { return compared }
         return lhs.utf8.elementsEqual(rhs.utf8)
