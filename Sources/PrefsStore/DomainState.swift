@@ -108,7 +108,7 @@ struct DomainState {
     var estimatedSize = PlistValue.estimatedDocumentOverhead
 
     /// When the pending changes must be written; `nil` when there are none waiting.
-    var flushDeadline: ContinuousClock.Instant?
+    var flushDeadline: Deadline?
     /// Consecutive failed writes, for backing off.
     var failedFlushes = 0
     /// The last write's failure, until a write succeeds.

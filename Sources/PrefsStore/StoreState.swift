@@ -78,11 +78,11 @@ struct StoreState {
     var isDelivering = false
 
     /// When the worker next wakes to write; `nil` when it waits for nothing but file events.
-    var workerDeadline: ContinuousClock.Instant?
+    var workerDeadline: Deadline?
     /// Domains whose file looked half-written (empty or unparsable, just modified) when re-read; not applied yet.
     var unsettledSlots = Set<Int>()
     /// When to look at ``unsettledSlots`` again.
-    var unsettledRecheck: ContinuousClock.Instant?
+    var unsettledRecheck: Deadline?
 
     init(flushDelay: Duration) {
         self.flushDelay = flushDelay
@@ -300,7 +300,7 @@ struct StoreState {
     /// - Returns: Whether the worker sleeps past the new deadline and must be woken.
     private mutating func scheduleFlush(slot: Int) -> Bool {
         guard domains[slot].flushDeadline == nil else { return false }
-        let deadline = ContinuousClock.now + flushDelay
+        let deadline = Deadline.now + flushDelay
         domains[slot].flushDeadline = deadline
         if let workerDeadline, workerDeadline <= deadline { return false }
         workerDeadline = deadline
@@ -313,26 +313,26 @@ struct StoreState {
         domains[slot].flushError = error
         let exponent = min(domains[slot].failedFlushes, 6)
         let delay = max(flushDelay, .seconds(1)) * (1 << exponent)
-        domains[slot].flushDeadline = ContinuousClock.now + min(delay, .seconds(60))
+        domains[slot].flushDeadline = Deadline.now + min(delay, .seconds(60))
         deliveries.append(.diagnostic(StoreDiagnostic(severity: .error, domain: domains[slot].id, error: error)))
     }
 
     /// The earliest flush deadline, remembered as the worker's wake-up time.
     mutating func nextWorkerDeadline() -> ContinuousClock.Instant? {
         workerDeadline = domains.lazy.compactMap(\.flushDeadline).min()
-        if let recheck = unsettledRecheck, workerDeadline.map({ recheck < $0 }) ?? true { return recheck }
-        return workerDeadline
+        if let recheck = unsettledRecheck, workerDeadline.map({ recheck < $0 }) ?? true { return recheck.instant }
+        return workerDeadline?.instant
     }
 
     /// Notes a domain whose file is being written by someone else right now, to read it again shortly.
     mutating func markUnsettled(slot: Int) {
         unsettledSlots.insert(slot)
-        if unsettledRecheck == nil { unsettledRecheck = .now + .milliseconds(250) }
+        if unsettledRecheck == nil { unsettledRecheck = Deadline.now + .milliseconds(250) }
     }
 
     /// The unsettled domains to read again, once their recheck time has come.
     mutating func takeUnsettledSlots(at now: ContinuousClock.Instant) -> [Int] {
-        guard let recheck = unsettledRecheck, recheck <= now else { return [] }
+        guard let recheck = unsettledRecheck, recheck <= Deadline(now) else { return [] }
         unsettledRecheck = nil
         defer { unsettledSlots = [] }
         return unsettledSlots.sorted()
@@ -340,7 +340,8 @@ struct StoreState {
 
     /// The slots whose flush deadline has passed.
     func dueSlots(at now: ContinuousClock.Instant) -> [Int] {
-        domains.indices.filter { domains[$0].flushDeadline.map { $0 <= now } ?? false }
+        let now = Deadline(now)
+        return domains.indices.filter { domains[$0].flushDeadline.map { $0 <= now } ?? false }
     }
 
     /// The slots with changes not yet written.

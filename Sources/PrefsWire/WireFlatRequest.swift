@@ -149,6 +149,7 @@ private struct FlatFields {
     }
 
     /// Whether the bytes are `name`'s, compared in place.
+    @inline(__always)
     private static func equals(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
         RawBytes.equal(bytes, name)
     }

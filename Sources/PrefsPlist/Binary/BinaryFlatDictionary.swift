@@ -78,6 +78,7 @@ package enum BinaryFlatDictionary {
         var objectsEnd: Int { trailer.offsetTableStart }
 
         /// Where object `index` starts, when that is past the header (the trailer check put it before the table).
+        @inline(__always)
         func objectOffset(_ index: Int) -> Int? {
             let entry = trailer.offsetTableStart + index * trailer.offsetSize
             let offset = Int(
@@ -86,6 +87,7 @@ package enum BinaryFlatDictionary {
         }
 
         /// The offset of the object a reference at `position` names.
+        @inline(__always)
         func reference(at position: Int) -> Int? {
             let index = BinaryPlistReader.readUnsigned(base, at: position, size: trailer.referenceSize)
             guard index < UInt64(trailer.objectCount), index != UInt64(trailer.topObject) else { return nil }
@@ -93,6 +95,7 @@ package enum BinaryFlatDictionary {
         }
 
         /// An ASCII string object (`0x5n`) at `offset`.
+        @inline(__always)
         func asciiString(_ offset: Int) -> UnsafeRawBufferPointer? {
             let marker = base.load(fromByteOffset: offset, as: UInt8.self)
             guard marker >> 4 == 0x5 else { return nil }
@@ -115,6 +118,7 @@ package enum BinaryFlatDictionary {
         }
 
         /// A boolean, integer, real or ASCII string at `offset`.
+        @inline(__always)
         func scalar(_ offset: Int) -> Scalar? {
             let marker = base.load(fromByteOffset: offset, as: UInt8.self)
             switch marker {
