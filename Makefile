@@ -79,7 +79,6 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release FleetBenchmarks
 	@scripts/bench-plistlib.sh
 	@Benchmarks/cli-defaults.sh --runs 300
-	@Benchmarks/cli-defaults.sh
 
 # Fuzzing (opt-in, not part of CI): every harness for FUZZ_RUNS executions, or only FUZZ_HARNESSES; see docs/FUZZING.md.
 # e.g. make fuzz FUZZ_RUNS=200000 FUZZ_HARNESSES="FuzzWire FuzzKeyPath"
