@@ -69,7 +69,8 @@ docs: deps
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis, a raw etcd watch) in one run; see
 # docs/BENCHMARKS.md. The release executables come first: DaemonBenchmarks and FleetBenchmarks run the release prefsd
 # and the fully static defaults. Only PlistBenchmarks and PreferencesBenchmarks are ordo-one benchmarks: the plugin
-# would run every executable under Benchmarks/Benchmarks as one, the two load generators included, and they crash so.
+# would run every executable under Benchmarks/Benchmarks as one, the load generators included, and they crash so.
+# PlistRatios gives the property-list ratios: ours, Foundation and plistlib alternating round by round.
 bench: deps
 	@scripts/install-deps.sh --bench
 	@scripts/build-release.sh >/dev/null
@@ -77,7 +78,7 @@ bench: deps
 		--target PreferencesBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release DaemonBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release FleetBenchmarks
-	@scripts/bench-plistlib.sh
+	cd Benchmarks && $(SWIFT) run -c release PlistRatios
 	@Benchmarks/cli-defaults.sh --runs 300
 
 # Fuzzing (opt-in, not part of CI): every harness for FUZZ_RUNS executions, or only FUZZ_HARNESSES; see docs/FUZZING.md.

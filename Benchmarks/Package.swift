@@ -9,14 +9,29 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The shared ~1 MB input of the property-list benchmarks.
+        .target(
+            name: "PlistBenchmarkInput",
+            dependencies: [.product(name: "PrefsPlist", package: "preferences")],
+            path: "Benchmarks/PlistBenchmarkInput"
+        ),
         .executableTarget(
             name: "PlistBenchmarks",
             dependencies: [
+                "PlistBenchmarkInput",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PrefsPlist", package: "preferences"),
             ],
             path: "Benchmarks/PlistBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a package-benchmark target: ours, Foundation and Python's plistlib alternating round by round on the
+        // same input, for ratios that drift with the machine's load as little as possible (`swift run -c release
+        // PlistRatios`; docs/BENCHMARKS.md).
+        .executableTarget(
+            name: "PlistRatios",
+            dependencies: ["PlistBenchmarkInput", .product(name: "PrefsPlist", package: "preferences")],
+            path: "Benchmarks/PlistRatios"
         ),
         .executableTarget(
             name: "PreferencesBenchmarks",

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import PlistBenchmarkInput
 import PrefsPlist
 
 /// Decode and encode of the ~1 MB mixed property list, ours against Foundation's PropertyListSerialization

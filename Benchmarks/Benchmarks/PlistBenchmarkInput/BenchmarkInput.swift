@@ -4,13 +4,15 @@ import PrefsPlist
 /// The shared ~1 MB mixed property list: `../shared/bench/gen_plist.py` (seed 42) when the shared folder is
 /// beside the repository, else an equivalent mix generated here (10,000 keys cycling through strings, integers,
 /// reals, booleans, dates, data, small arrays and small dictionaries).
-struct BenchmarkInput: Sendable {
-    let xml: [UInt8]
-    let binary: [UInt8]
-    let value: PlistValue
-    let source: String
+package struct BenchmarkInput: Sendable {
+    package let xml: [UInt8]
+    package let binary: [UInt8]
+    package let value: PlistValue
+    /// Where the input came from: `gen_plist.py` or `generated`.
+    package let source: String
 
-    static let shared: BenchmarkInput = load()
+    /// The input, loaded once.
+    package static let shared: BenchmarkInput = load()
 
     private static func load() -> BenchmarkInput {
         let repository = URL(fileURLWithPath: #filePath)
