@@ -33,23 +33,27 @@ extension CommandRunner {
 
     /// `read <domain> [<key>]`.
     func read(_ target: DomainTarget, key: PlistKeyPath?, format: OutputFormat?) throws(DefaultsError) {
-        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
-            let values = try checked { try storage.values(of: target.id) }
+        let first = FirstRead(target.id, key: key?.topLevelKey)
+        try withStorage(target.paths, firstRead: first) { storage throws(DefaultsError) in
             guard let key else {
-                guard let values else {
+                guard let values = try checked({ try storage.values(of: target.id) }) else {
                     throw DefaultsError(.notFound, "\nDomain \(target.displayName) does not exist\n")
                 }
                 try output(.dictionary(values), format: format, what: "domain \(target.displayName)")
                 return
             }
-            guard let value = values.flatMap(key.value(in:)) else { throw missingPair(target, key) }
+            // Only the top-level key is read (through prefsd, a large domain is not sent whole for it); a key path
+            // goes on inside its value.
+            let top = try checked { try storage.value(forKey: key.topLevelKey, in: target.id) }
+            let holder: PlistDictionary = top.map { [key.topLevelKey: $0] } ?? [:]
+            guard let value = key.value(in: holder) else { throw missingPair(target, key) }
             try output(value, format: format, what: "key \(key) of domain \(target.displayName)")
         }
     }
 
     /// `read-type <domain> <key>`: `Type is string`, `Type is integer`, …
     func readType(_ target: DomainTarget, key: PlistKeyPath) throws(DefaultsError) {
-        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
             guard let value = try checked({ try storage.values(of: target.id) }).flatMap(key.value(in:)) else {
                 throw missingPair(target, key)
             }
@@ -66,7 +70,7 @@ extension CommandRunner {
     /// A domain that does not exist exports as an empty dictionary, as on macOS.
     func exportDomain(_ target: DomainTarget, to destination: String, format: OutputFormat?) throws(DefaultsError) {
         let toStandardOutput = destination.trimmingBlanks == "-"
-        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
             let values = try checked { try storage.values(of: target.id) } ?? [:]
             let chosen = format ?? (toStandardOutput ? .xml : .binary)
             let bytes: [UInt8]

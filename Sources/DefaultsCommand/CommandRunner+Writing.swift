@@ -10,7 +10,7 @@ extension CommandRunner {
         guard case .dictionary(let values) = try ValueParser.parsePropertyListText(representation) else {
             throw DefaultsError(.invalidValue, "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
         }
-        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
             let current: PlistDictionary?
             do throws(DefaultsError) {
                 current = try checked { try storage.values(of: target.id) } ?? [:]
@@ -121,7 +121,7 @@ extension CommandRunner {
         _ target: DomainTarget, failure: String,
         _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
+        try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
             let outcome: Result<Bool, DefaultsError>
             do throws(DefaultsError) {
                 outcome = try checked {

@@ -6,10 +6,10 @@ import Synchronization
 
 /// Runs one `defaults` command line: parses it, opens the storage it needs, and prints what macOS prints.
 struct CommandRunner: Sendable {
-    /// Opens the storage for a set of directories; `watchesFiles` is true for `watch`; `firstRead` is the domain the
-    /// command reads first, if it knows (prefsd's connection reads it with its `hello`, in one round trip).
+    /// Opens the storage for a set of directories; `watchesFiles` is true for `watch`; `firstRead` is what the command
+    /// reads first, if it knows (prefsd's connection reads it with its `hello`, in one round trip).
     typealias StorageOpener =
-        @Sendable (_ paths: StorePaths, _ watchesFiles: Bool, _ firstRead: DomainID?) throws(DefaultsError) ->
+        @Sendable (_ paths: StorePaths, _ watchesFiles: Bool, _ firstRead: FirstRead?) throws(DefaultsError) ->
         any DomainAccess
 
     /// Standard output, standard error and standard input.
@@ -187,7 +187,7 @@ struct CommandRunner: Sendable {
             }
         case .completeKeys(let domain):
             let target = try target(domain, host)
-            try withStorage(target.paths, firstRead: target.id) { storage throws(DefaultsError) in
+            try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
                 let keys = (try checked { try storage.values(of: target.id) } ?? [:]).keys.sorted()
                 try console.writeOutput(keys.map { $0 + "\n" }.joined())
             }
@@ -204,9 +204,9 @@ struct CommandRunner: Sendable {
 
     /// Opens storage, runs `body`, and prints the warnings the storage collected (leaving out those about the file
     /// an error already names).
-    /// - Parameter firstRead: The domain `body` reads first, if any.
+    /// - Parameter firstRead: What `body` reads first, if it knows.
     func withStorage<Result>(
-        _ paths: StorePaths, watchesFiles: Bool = false, firstRead: DomainID? = nil,
+        _ paths: StorePaths, watchesFiles: Bool = false, firstRead: FirstRead? = nil,
         _ body: (any DomainAccess) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         let storage = try openStorage(paths, watchesFiles, firstRead)

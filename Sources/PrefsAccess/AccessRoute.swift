@@ -33,14 +33,14 @@ package enum AccessRoute: Sendable, Hashable, CustomStringConvertible {
     ///   - clientName: The name the daemon logs for this client.
     ///   - connectsNow: Whether ``DaemonPolicy/always`` must connect before returning.
     ///   - files: How the files route's store behaves (watching, flush delay, diagnostics).
-    ///   - firstRead: The domain the caller reads first, which a connection made now reads with its `hello`.
+    ///   - firstRead: What the caller reads first, which a connection made now reads with its `hello`.
     /// - Returns: The access.
     /// - Throws: ``PrefsAccessError`` with code `.unavailable` when the policy is ``DaemonPolicy/always``,
     ///   `connectsNow` is true and the daemon does not answer.
     package static func open(
         paths: StorePaths, policy: DaemonPolicy = .automatic,
         socketPath: String = defaultSocketPath, clientName: String,
-        connectsNow: Bool = true, files: StoreConfiguration, firstRead: DomainID? = nil
+        connectsNow: Bool = true, files: StoreConfiguration, firstRead: FirstRead? = nil
     ) throws(PrefsAccessError) -> any DomainAccess {
         func connect(_ access: DaemonAccess) throws(PrefsAccessError) {
             if let firstRead { try access.connect(reading: firstRead) } else { try access.connect() }

@@ -16,8 +16,8 @@ package final class DaemonAccess: DomainAccess {
     private let clientName: String
     private let timeout: Duration?
     private let connection = Mutex<PrefsBlockingClient?>(nil)
-    /// A domain read with `hello` (``connect(reading:)``), and its client's result, until the first read of it.
-    private let prefetched = Mutex<(domain: WireDomain, client: PrefsBlockingClient)?>(nil)
+    /// A read sent with `hello` (``connect(reading:)``), and its client holding the result, until it is asked for.
+    private let prefetched = Mutex<(read: WireOperation, client: PrefsBlockingClient)?>(nil)
 
     /// Creates the access; nothing connects until the first request (or ``connect()``).
     /// - Parameters:
@@ -38,13 +38,14 @@ package final class DaemonAccess: DomainAccess {
         _ = try client()
     }
 
-    /// Connects now, if not connected, reading a domain with `hello` (one round trip for both) for the first
-    /// ``values(of:)`` of it: what a one-shot `defaults read` does.
+    /// Connects now, if not connected, sending a read with `hello` (one round trip for both) for the first
+    /// ``values(of:)`` of the domain or ``value(forKey:in:)`` of the key: what a one-shot `defaults read` does.
     /// - Throws: ``PrefsAccessError`` with code `.unavailable` when nothing answers on the socket.
-    package func connect(reading domain: DomainID) throws(PrefsAccessError) {
-        guard let wire = try? Self.wireDomain(domain) else { return try connect() }
-        let made = try client(reading: .readDomain(wire))
-        prefetched.withLock { $0 = (wire, made) }
+    package func connect(reading first: FirstRead) throws(PrefsAccessError) {
+        guard let wire = try? Self.wireDomain(first.domain) else { return try connect() }
+        let read: WireOperation = first.key.map { .get(wire, key: $0) } ?? .readDomain(wire)
+        let made = try client(reading: read)
+        prefetched.withLock { $0 = (read, made) }
     }
 
     // MARK: Requests
@@ -97,6 +98,15 @@ package final class DaemonAccess: DomainAccess {
         try read(domain).values
     }
 
+    /// Asks for the key alone (`get`): a large domain is not sent whole for one of its keys.
+    package func value(forKey key: String, in domain: DomainID) throws(PrefsAccessError) -> PlistValue? {
+        let read = WireOperation.get(try Self.wireDomain(domain), key: key)
+        let result: WireResult
+        if let prefetched = try takePrefetched(read) { result = prefetched } else { result = try send(read) }
+        guard case .get(let value, _) = result else { throw Self.unexpected(result) }
+        return value
+    }
+
     /// A domain's values (`nil` when it does not exist) and version, consistent with each other.
     func read(_ domain: DomainID) throws(PrefsAccessError) -> (values: PlistDictionary?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
@@ -114,7 +124,7 @@ package final class DaemonAccess: DomainAccess {
     ) throws(PrefsAccessError) -> (values: PlistDictionary, version: UInt64)? {
         let result: WireResult
         do throws(PrefsAccessError) {
-            if let prefetched = try takePrefetched(wire) {
+            if let prefetched = try takePrefetched(.readDomain(wire)) {
                 result = prefetched
             } else {
                 result = try send(.readDomain(wire))
@@ -127,13 +137,13 @@ package final class DaemonAccess: DomainAccess {
         return (values, version)
     }
 
-    /// The result of the read of `wire` sent with `hello`, once, as ``send(_:)`` would return it; `nil` when there is
-    /// none (or its connection broke, so that ``send(_:)`` sends the read again on a new one).
-    private func takePrefetched(_ wire: WireDomain) throws(PrefsAccessError) -> WireResult? {
+    /// The result of `read` sent with `hello`, once, as ``send(_:)`` would return it; `nil` when there is none (or
+    /// its connection broke, so that ``send(_:)`` sends the read again on a new one).
+    private func takePrefetched(_ read: WireOperation) throws(PrefsAccessError) -> WireResult? {
         guard
             let client = prefetched.withLock({ prefetched in
                 defer { prefetched = nil }
-                return prefetched?.domain == wire ? prefetched?.client : nil
+                return prefetched?.read == read ? prefetched?.client : nil
             })
         else { return nil }
         switch client.takeFirstResult() {

@@ -19,6 +19,12 @@ package protocol DomainAccess: AnyObject, Sendable {
     ///   `.unavailable`, `.ioFailure`.
     func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary?
 
+    /// One key's value in a domain, or `nil` when the key or the domain does not exist.
+    ///
+    /// Through prefsd this asks for the key alone; on the files it reads the domain.
+    /// - Throws: ``PrefsAccessError`` as ``values(of:)``.
+    func value(forKey key: String, in domain: DomainID) throws(PrefsAccessError) -> PlistValue?
+
     /// Sets or removes one key of a domain.
     /// - Parameters:
     ///   - value: The new value, or `nil` to remove the key.
@@ -99,6 +105,11 @@ package protocol DomainAccess: AnyObject, Sendable {
 }
 
 extension DomainAccess {
+    /// The key's value from the domain's values: what an access without a cheaper way does.
+    package func value(forKey key: String, in domain: DomainID) throws(PrefsAccessError) -> PlistValue? {
+        try values(of: domain)?[key]
+    }
+
     /// ``update(_:maxAttempts:_:)`` with the default number of attempts.
     package func update<Outcome>(
         _ domain: DomainID, _ body: (inout PlistDictionary) -> Outcome

@@ -1,3 +1,4 @@
+import PrefsAccess
 import PrefsPlist
 import PrefsStore
 import PrefsTestSupport
@@ -38,7 +39,7 @@ import Testing
 
     @Test func theStorageIsOpenedWithTheDomainACommandReadsFirst() async {
         let storage = RecordingStorage(domains: [Self.app: ["A": "1"]])
-        let opened = Mutex<[DomainID?]>([])
+        let opened = Mutex<[FirstRead?]>([])
         let environment = DefaultsEnvironment(
             variables: ["PREFERENCES_HOME": "/nonexistent"], machineID: nil, currentDirectory: "/", hostName: "box")
         let runner = CommandRunner(console: CapturingConsole(input: ""), environment: environment) {
@@ -52,8 +53,12 @@ import Testing
         ] {
             _ = await runner.run(arguments)
         }
-        // prefsd's connection reads that domain with its hello; a command that reads no one domain names none.
-        #expect(opened.withLock { $0 } == [Self.app, Self.app, Self.app, nil])
+        // prefsd's connection sends that read with its hello (`read D k` asks for the key alone); a command that reads
+        // no one domain names none.
+        #expect(
+            opened.withLock { $0 } == [
+                FirstRead(Self.app, key: "A"), FirstRead(Self.app), FirstRead(Self.app), nil,
+            ])
     }
 
     @Test func aWriteThatChangesNothingLeavesTheStorageAlone() async {
