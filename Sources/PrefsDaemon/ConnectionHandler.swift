@@ -68,6 +68,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var needsFlush = false
     /// Frames encoded since the last flush: the replies of one batch of requests go out as one buffer.
     private var outbound: ByteBuffer?
+    /// The last buffer handed to the channel, kept to be cleared and filled again: once the channel has written it
+    /// (usually within the flush), this handler holds its only reference and reuses its memory, so a connection that
+    /// sends one request at a time does not allocate a buffer for every reply.
+    private var spareOutbound: ByteBuffer?
+    /// Buffers larger than this are not kept: an idle connection holds at most this much for its next replies.
+    private static let maxSpareOutboundCapacity = 64 * 1024
     /// The handler is inside `channelRead`; `channelReadComplete` will flush.
     private var isReading = false
     private var subscriptions: [UInt64: ActiveSubscription] = [:]
@@ -115,6 +121,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         // The work of a closed connection is dropped: nobody would read its replies.
         dropPending()
         outbound = nil
+        spareOutbound = nil
         idleCheck?.cancel()
         idleCheck = nil
         logger.debug("client disconnected")
@@ -256,10 +263,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             WireFlatRequest(payload: bytes, limits: limits, recentDomain: &recentDomainName)
         }
         if let flat, negotiated {
-            if flat.name != .get {
-                logger.trace(
-                    "write", metadata: ["prefs.domain": "\(flat.domain)", "prefs.operation": "\(flat.name.rawValue)"])
-            }
+            if flat.name != .get { traceWrite(flat) }
             let result = shared.requests.perform(flat, origin: origin, recent: &recentDomain)
             write(WireReply(id: flat.id, result), context: context)
             return true
@@ -292,6 +296,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard let reply = perform(request, context: context) else { return false }
         write(reply, context: context)
         return true
+    }
+
+    /// Out of line: the log call's metadata cost a `get` too when it was inline (about 120 instructions).
+    @inline(never)
+    private func traceWrite(_ flat: WireFlatRequest) {
+        logger.trace("write", metadata: ["prefs.domain": "\(flat.domain)", "prefs.operation": "\(flat.name.rawValue)"])
     }
 
     /// Performs a request; returns its reply, or `nil` when the reply comes later.
@@ -384,7 +394,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Writes a reply; one too large for a frame becomes a `limitExceeded` error reply.
     private func write(_ reply: WireReply, context: ChannelHandlerContext) {
         // Taken out of `outbound` first: a second reference would make each write copy the whole buffer.
-        var buffer = outbound.take() ?? context.channel.allocator.buffer(capacity: 4096)
+        var buffer = outbound.take() ?? emptyOutbound(context: context, capacity: 4096)
         let wroteFlat = FlatReplyEncoder.appendFrame(of: reply, to: &buffer, maxFrameBytes: limits.maxFrameBytes)
         gather(buffer, context: context)
         if wroteFlat { return }
@@ -414,7 +424,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Adds one frame's payload to the frames gathered for the next flush.
     private func append(_ payload: [UInt8], context: ChannelHandlerContext) {
         // Taken out of `outbound` first: a second reference would make each append copy the whole buffer.
-        var buffer = outbound.take() ?? context.channel.allocator.buffer(capacity: max(4096, payload.count + 4))
+        var buffer = outbound.take() ?? emptyOutbound(context: context, capacity: max(4096, payload.count + 4))
         buffer.writeInteger(UInt32(payload.count), endianness: .big)
         buffer.writeBytes(payload)
         gather(buffer, context: context)
@@ -435,10 +445,21 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.flush()
     }
 
+    /// An empty buffer for the next frames: the spare one when it is large enough (its memory is reused when the channel
+    /// is done with it, and copied on write otherwise), else a new one.
+    private func emptyOutbound(context: ChannelHandlerContext, capacity: Int) -> ByteBuffer {
+        if var spare = spareOutbound.take(), spare.capacity >= capacity {
+            spare.clear()
+            return spare
+        }
+        return context.channel.allocator.buffer(capacity: capacity)
+    }
+
     /// Hands the gathered frames to the channel without flushing, so that what is written next follows them.
     private func writeOutbound(context: ChannelHandlerContext) {
         guard let buffer = outbound else { return }
         outbound = nil
+        if buffer.capacity <= Self.maxSpareOutboundCapacity { spareOutbound = buffer }
         context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
