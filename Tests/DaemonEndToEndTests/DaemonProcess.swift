@@ -280,8 +280,8 @@ func runProgram(
     var inherited = ProcessInfo.processInfo.environment
     for name in DaemonProcess.systemdVariables { inherited[name] = nil }
     process.environment = inherited.merging(environment) { _, new in new }
-    let output = Pipe()
-    let error = Pipe()
+    let output = Pipe.closingOnExec()
+    let error = Pipe.closingOnExec()
     process.standardOutput = output
     process.standardError = error
     process.standardInput = FileHandle.nullDevice

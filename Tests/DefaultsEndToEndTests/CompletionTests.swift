@@ -30,8 +30,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-c", script]
         process.environment = environment
-        let output = Pipe()
-        let error = Pipe()
+        let output = Pipe.closingOnExec()
+        let error = Pipe.closingOnExec()
         process.standardOutput = output
         process.standardError = error
         try process.run()

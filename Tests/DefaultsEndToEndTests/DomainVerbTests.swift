@@ -115,7 +115,7 @@ import Testing
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         shell.arguments = ["-c", "exec \"$0\" import com.example.App - < /dev/zero", sandbox.defaults.path]
         shell.environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { _, new in new }
-        let errorPipe = Pipe()
+        let errorPipe = Pipe.closingOnExec()
         shell.standardError = errorPipe
         shell.standardOutput = FileHandle.nullDevice
         try shell.run()

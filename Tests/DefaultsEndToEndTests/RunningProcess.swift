@@ -14,8 +14,8 @@ final class RunningProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: product.path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
+        let outputPipe = Pipe.closingOnExec()
+        let errorPipe = Pipe.closingOnExec()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
         process.standardInput = FileHandle.nullDevice

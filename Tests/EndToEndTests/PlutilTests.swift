@@ -100,7 +100,7 @@ import Testing
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         shell.arguments = ["-c", "exec \"$0\" -lint - < /dev/zero", plutil.path]
-        let errorPipe = Pipe()
+        let errorPipe = Pipe.closingOnExec()
         shell.standardError = errorPipe
         shell.standardOutput = FileHandle.nullDevice
         try shell.run()

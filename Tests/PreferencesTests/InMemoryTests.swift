@@ -69,9 +69,9 @@ import Testing
                 "-o", "/dev/stderr", product.path,
             ] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let errors = Pipe()
+        let errors = Pipe.closingOnExec()
         process.standardError = errors
-        process.standardOutput = Pipe()
+        process.standardOutput = Pipe.closingOnExec()
         try process.run()
         let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

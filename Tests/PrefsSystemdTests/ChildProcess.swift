@@ -16,8 +16,8 @@ final class ChildProcess {
     static let fixture = BuiltProduct("PrefsSystemdFixture").path
 
     private let process = Process()
-    private let output = Pipe()
-    private let errorOutput = Pipe()
+    private let output = Pipe.closingOnExec()
+    private let errorOutput = Pipe.closingOnExec()
 
     /// Starts `executable` with `arguments`; `environment` is added to the test's environment, less systemd's
     /// variables.

@@ -17,8 +17,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let output = Pipe()
-        let errors = Pipe()
+        let output = Pipe.closingOnExec()
+        let errors = Pipe.closingOnExec()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
