@@ -31,18 +31,30 @@ build+=(-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-nam
 # request, and the checks keep the optimizer from merging accesses. The compile-time checks stay, and the debug
 # builds that run the tests and the fuzz harnesses keep the run-time ones, so an overlapping access traps there.
 build+=(-Xswiftc -enforce-exclusivity=unchecked)
+# The functions a command runs, laid out together: each function in a section of its own (also in the C targets), and
+# lld places those that scripts/symbol-order.txt lists first, in its order. A `defaults read` touched about a hundred
+# scattered pages of code, 38 so ordered; each page fault costs microseconds (docs/BENCHMARKS.md). Names the list
+# lacks, or that an executable does not have, keep their usual place (scripts/update-symbol-order.sh rewrites it).
+build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections)
+build+=(-Xswiftc -use-ld=lld -Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt")
+build+=(-Xlinker --no-warn-symbol-ordering)
 for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 
 # The linker warns that getpwuid_r, dlopen and libxml2's unused network code in a static executable need the same
 # glibc at run time, which a distribution has (docs/DEFAULTS.md, "Building for speed"); the warning is dropped.
 quiet_static_warning() { grep -v "statically linked applications requires at runtime" >&2 || true; }
 
+# SwiftPM does not see the symbol order as an input: executables linked before it changed are linked again.
+bin="$("${build[@]}" --show-bin-path 2>/dev/null)"
+for product in defaults plutil prefsd; do
+    if [ "$bin/$product" -ot scripts/symbol-order.txt ]; then rm -f "$bin/$product"; fi
+done
+
 for product in defaults plutil prefsd; do
     echo "Building $product: ${build[*]} --product $product" >&2
     "${build[@]}" --product "$product" 2> >(quiet_static_warning) >&2
 done
 
-bin="$("${build[@]}" --show-bin-path 2>/dev/null)"
 mkdir -p "$outdir"
 install -m 755 "$bin/defaults" "$bin/plutil" "$bin/prefsd" "$outdir/"
 echo "$outdir"

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Rewrites scripts/symbol-order.txt: the functions the release executables run for their common commands, in the
+# order callgrind first meets them. The release build (scripts/build-release.sh) hands the list to the linker, which
+# lays these functions out together at the start of the code, so that a command's start touches a few dozen pages of
+# code instead of a hundred scattered over 19 MB (docs/BENCHMARKS.md, "defaults at process-start speed").
+#
+# usage: scripts/update-symbol-order.sh [BIN_DIR]
+#   BIN_DIR    the release executables (default: what `make build` produces)
+#
+# Run it after a change that renames or adds much of what `defaults read`/`write` run, and commit the file. A stale
+# list costs speed only: the linker skips names it does not find, and the functions missing from it keep their usual
+# place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "symbol order: valgrind is missing (scripts/install-deps.sh)" >&2; exit 1; }
+
+bin="${1:-$(scripts/build-release.sh)}"
+out=scripts/symbol-order.txt
+work="$(mktemp -d)"
+daemon_pid=""
+cleanup() {
+    [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Copies without debug information: valgrind 3.19 cannot read the DWARF 5 of the larger executables.
+for tool in plutil defaults prefsd; do objcopy --strip-debug "$bin/$tool" "$work/$tool"; done
+
+# The user's own paths, as a user runs the commands (no PREFERENCES_* or PREFSD_SOCKET overrides), inside the work
+# directory; the system layers are read where they are.
+export HOME="$work/home" XDG_RUNTIME_DIR="$work/runtime"
+unset XDG_CONFIG_HOME PREFERENCES_HOME PREFERENCES_SYSTEM_DIR PREFERENCES_DOMAINS_DIR PREFSD_SOCKET PREFERENCES_DAEMON
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+for i in $(seq 1 50); do "$work/defaults" write com.example.Order "Key$i" "value$i"; done
+domain_file="$HOME/.config/preferences/com.example.Order.plist"
+[ -f "$domain_file" ] || { echo "symbol order: $domain_file was not written" >&2; exit 1; }
+
+profiles=()
+# Callgrind names every function run, in the order it meets them.
+profile() {
+    local file="$work/callgrind.${#profiles[@]}"
+    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$file" "$@" >/dev/null 2>&1
+    profiles+=("$file")
+}
+# Lackey lists every load and store: the data a command touches (metadata caches, the runtime's and libc's state).
+traces=()
+trace_data() {
+    local file="$work/lackey.${#traces[@]}"
+    valgrind --tool=lackey --trace-mem=yes --log-file="$file" "$@" >/dev/null 2>&1
+    traces+=("$file")
+}
+
+# Most common first: the read of one key on the files (no prefsd runs), then the other verbs, the same through
+# prefsd, plutil.
+profile "$work/defaults" read com.example.Order Key7
+trace_data "$work/defaults" read com.example.Order Key7
+# The same with the locations set in the environment, as tests, containers and the benchmarks run it.
+overrides=(PREFERENCES_HOME="$HOME/.config/preferences" PREFSD_SOCKET="$work/none.socket")
+env "${overrides[@]}" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.overrides" \
+    "$work/defaults" read com.example.Order Key7 >/dev/null 2>&1
+profiles+=("$work/callgrind.overrides")
+env "${overrides[@]}" valgrind --tool=lackey --trace-mem=yes --log-file="$work/lackey.overrides" \
+    "$work/defaults" read com.example.Order Key7 >/dev/null 2>&1
+traces+=("$work/lackey.overrides")
+profile "$work/defaults" read com.example.Order
+profile "$work/defaults" write com.example.Order Key7 dark
+trace_data "$work/defaults" write com.example.Order Key7 light
+profile "$work/defaults" write com.example.Order Key7 -int 3
+"$work/prefsd" 2>"$work/prefsd.log" &
+daemon_pid=$!
+for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/prefsd/socket" ] && break; sleep 0.05; done
+[ -S "$XDG_RUNTIME_DIR/prefsd/socket" ] || { echo "symbol order: prefsd did not start" >&2; cat "$work/prefsd.log" >&2; exit 1; }
+profile "$work/defaults" read com.example.Order Key7
+trace_data "$work/defaults" read com.example.Order Key7
+profile "$work/defaults" write com.example.Order Key7 light
+kill -TERM "$daemon_pid"
+wait "$daemon_pid" || true
+daemon_pid=""
+profile "$work/plutil" -lint "$domain_file"
+profile "$work/plutil" -p "$domain_file"
+profile "$work/plutil" -convert binary1 -o "$work/order.bin" "$domain_file"
+
+nm --numeric-sort --print-size --defined-only "$work/defaults" > "$work/defaults.symbols"
+python3 - "$out" "$work/defaults.symbols" "${#profiles[@]}" "${profiles[@]}" "${traces[@]}" <<'PYTHON'
+import bisect, re, sys
+out, symbols_path, profile_count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+profiles, traces = sys.argv[4:4 + profile_count], sys.argv[4 + profile_count:]
+# The static start-up, which callgrind names "(below main)" or not at all.
+order = ["_start", "__libc_start_main_impl", "__libc_start_call_main"]
+seen = set(order)
+def add(name):
+    if name not in seen:
+        seen.add(name)
+        order.append(name)
+for path in profiles:
+    for line in open(path, errors="replace"):
+        match = re.match(r"c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
+        if match and not match.group(1).startswith(("0x", "(")):
+            add(re.sub(r"'\d+$", "", match.group(1)))  # callgrind marks recursion levels with 'N
+# Data objects (nm types b, d, r, v: zero-filled, written, read-only, weak), by the first load or store in them.
+objects = []
+for line in open(symbols_path):
+    fields = line.split()
+    if len(fields) == 4 and fields[2] in "bBdDrRvV":
+        objects.append((int(fields[0], 16), max(int(fields[1], 16), 1), fields[3]))
+starts = [start for start, _, _ in objects]
+access = re.compile(r"^ [LSM] ([0-9a-f]+),")
+for path in traces:
+    for line in open(path, errors="replace"):
+        match = access.match(line)
+        if not match:
+            continue
+        address = int(match.group(1), 16)
+        index = bisect.bisect_right(starts, address) - 1
+        if index >= 0 and address < objects[index][0] + objects[index][1]:
+            add(objects[index][2])
+with open(out, "w") as file:
+    file.write("\n".join(order) + "\n")
+print(f"{out}: {len(order)} symbols")
+PYTHON
