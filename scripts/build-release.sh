@@ -35,9 +35,15 @@ build+=(-Xswiftc -enforce-exclusivity=unchecked)
 # lld places those that scripts/symbol-order.txt lists first, in its order. A `defaults read` touched about a hundred
 # scattered pages of code, 38 so ordered; each page fault costs microseconds (docs/BENCHMARKS.md). Names the list
 # lacks, or that an executable does not have, keep their usual place (scripts/update-symbol-order.sh rewrites it).
-build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections)
-build+=(-Xswiftc -use-ld=lld -Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt")
-build+=(-Xlinker --no-warn-symbol-ordering)
+# Swift's Linux toolchains ship lld beside swift; without it the executables are linked as before, only slower to start.
+swift_bin="$(dirname "$(readlink -f "$(command -v "$swift")")")"
+if [ -x "$swift_bin/ld.lld" ] || command -v ld.lld >/dev/null; then
+    build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections)
+    build+=(-Xswiftc -use-ld=lld -Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt")
+    build+=(-Xlinker --no-warn-symbol-ordering)
+else
+    echo "warning: ld.lld is not beside $swift or on PATH: the executables keep the default code layout" >&2
+fi
 for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 
 # The linker warns that getpwuid_r, dlopen and libxml2's unused network code in a static executable need the same
