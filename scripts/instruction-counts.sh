@@ -29,18 +29,9 @@ bin="${1:-}"
 # The executables as they ship, with the release script's compiler flags.
 if [ -z "$bin" ]; then bin="$(scripts/build-release.sh)"; fi
 
-work="$(mktemp -d)"
-daemon_pid=""
-cleanup() {
-    [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/valgrind-copies.sh
+. scripts/valgrind-copies.sh
 python3 "$generator" "$work" >/dev/null 2>&1
-
-# Copies without debug information: valgrind 3.19 cannot read the DWARF 5 of the larger executables.
-for tool in plutil defaults prefsd; do objcopy --strip-debug "$bin/$tool" "$work/$tool"; done
-bin="$work"
 
 # Instructions of one command, all threads.
 count() {

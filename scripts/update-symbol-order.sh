@@ -16,16 +16,8 @@ command -v valgrind >/dev/null || { echo "symbol order: valgrind is missing (scr
 
 bin="${1:-$(scripts/build-release.sh)}"
 out=scripts/symbol-order.txt
-work="$(mktemp -d)"
-daemon_pid=""
-cleanup() {
-    [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Copies without debug information: valgrind 3.19 cannot read the DWARF 5 of the larger executables.
-for tool in plutil defaults prefsd; do objcopy --strip-debug "$bin/$tool" "$work/$tool"; done
+# shellcheck source=scripts/valgrind-copies.sh
+. scripts/valgrind-copies.sh
 
 # The user's own paths, as a user runs the commands (no PREFERENCES_* or PREFSD_SOCKET overrides), inside the work
 # directory; the system layers are read where they are.
@@ -33,7 +25,7 @@ export HOME="$work/home" XDG_RUNTIME_DIR="$work/runtime"
 unset XDG_CONFIG_HOME PREFERENCES_HOME PREFERENCES_SYSTEM_DIR PREFERENCES_DOMAINS_DIR PREFSD_SOCKET PREFERENCES_DAEMON
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
-for i in $(seq 1 50); do "$work/defaults" write com.example.Order "Key$i" "value$i"; done
+for i in $(seq 1 50); do "$bin/defaults" write com.example.Order "Key$i" "value$i"; done
 domain_file="$HOME/.config/preferences/com.example.Order.plist"
 [ -f "$domain_file" ] || { echo "symbol order: $domain_file was not written" >&2; exit 1; }
 
@@ -54,35 +46,35 @@ trace_data() {
 
 # Most common first: the read of one key on the files (no prefsd runs), then the other verbs, the same through
 # prefsd, plutil.
-profile "$work/defaults" read com.example.Order Key7
-trace_data "$work/defaults" read com.example.Order Key7
+profile "$bin/defaults" read com.example.Order Key7
+trace_data "$bin/defaults" read com.example.Order Key7
 # The same with the locations set in the environment, as tests, containers and the benchmarks run it.
 overrides=(PREFERENCES_HOME="$HOME/.config/preferences" PREFSD_SOCKET="$work/none.socket")
 env "${overrides[@]}" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.overrides" \
-    "$work/defaults" read com.example.Order Key7 >/dev/null 2>&1
+    "$bin/defaults" read com.example.Order Key7 >/dev/null 2>&1
 profiles+=("$work/callgrind.overrides")
 env "${overrides[@]}" valgrind --tool=lackey --trace-mem=yes --log-file="$work/lackey.overrides" \
-    "$work/defaults" read com.example.Order Key7 >/dev/null 2>&1
+    "$bin/defaults" read com.example.Order Key7 >/dev/null 2>&1
 traces+=("$work/lackey.overrides")
-profile "$work/defaults" read com.example.Order
-profile "$work/defaults" write com.example.Order Key7 dark
-trace_data "$work/defaults" write com.example.Order Key7 light
-profile "$work/defaults" write com.example.Order Key7 -int 3
-"$work/prefsd" 2>"$work/prefsd.log" &
+profile "$bin/defaults" read com.example.Order
+profile "$bin/defaults" write com.example.Order Key7 dark
+trace_data "$bin/defaults" write com.example.Order Key7 light
+profile "$bin/defaults" write com.example.Order Key7 -int 3
+"$bin/prefsd" 2>"$work/prefsd.log" &
 daemon_pid=$!
 for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/prefsd/socket" ] && break; sleep 0.05; done
 [ -S "$XDG_RUNTIME_DIR/prefsd/socket" ] || { echo "symbol order: prefsd did not start" >&2; cat "$work/prefsd.log" >&2; exit 1; }
-profile "$work/defaults" read com.example.Order Key7
-trace_data "$work/defaults" read com.example.Order Key7
-profile "$work/defaults" write com.example.Order Key7 light
+profile "$bin/defaults" read com.example.Order Key7
+trace_data "$bin/defaults" read com.example.Order Key7
+profile "$bin/defaults" write com.example.Order Key7 light
 kill -TERM "$daemon_pid"
 wait "$daemon_pid" || true
 daemon_pid=""
-profile "$work/plutil" -lint "$domain_file"
-profile "$work/plutil" -p "$domain_file"
-profile "$work/plutil" -convert binary1 -o "$work/order.bin" "$domain_file"
+profile "$bin/plutil" -lint "$domain_file"
+profile "$bin/plutil" -p "$domain_file"
+profile "$bin/plutil" -convert binary1 -o "$work/order.bin" "$domain_file"
 
-nm --numeric-sort --print-size --defined-only "$work/defaults" > "$work/defaults.symbols"
+nm --numeric-sort --print-size --defined-only "$bin/defaults" > "$work/defaults.symbols"
 python3 - "$out" "$work/defaults.symbols" "${#profiles[@]}" "${profiles[@]}" "${traces[@]}" <<'PYTHON'
 import bisect, re, sys
 out, symbols_path, profile_count = sys.argv[1], sys.argv[2], int(sys.argv[3])
