@@ -32,9 +32,10 @@ build+=(-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-nam
 # builds that run the tests and the fuzz harnesses keep the run-time ones, so an overlapping access traps there.
 build+=(-Xswiftc -enforce-exclusivity=unchecked)
 # The functions a command runs, laid out together: each function in a section of its own (also in the C targets), and
-# lld places those that scripts/symbol-order.txt lists first, in its order. A `defaults read` touched about a hundred
-# scattered pages of code, 38 so ordered; each page fault costs microseconds (docs/BENCHMARKS.md). Names the list
-# lacks, or that an executable does not have, keep their usual place (scripts/update-symbol-order.sh rewrites it).
+# lld places those that scripts/symbol-order.txt lists first, in its order. The code a `defaults read` runs lay in
+# about a hundred scattered 64 KiB stretches, 37 so ordered; each page fault costs microseconds (docs/DEFAULTS.md,
+# "The pages a command touches"). Names the list lacks, or that an executable does not have, keep their usual place
+# (scripts/update-symbol-order.sh rewrites it).
 # Swift's Linux toolchains ship lld beside swift; without it the executables are linked as before, only slower to start.
 swift_bin="$(dirname "$(readlink -f "$(command -v "$swift")")")"
 if [ -x "$swift_bin/ld.lld" ] || command -v ld.lld >/dev/null; then

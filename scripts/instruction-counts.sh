@@ -130,9 +130,9 @@ declare -A tolerance=([defaults-read-key-code-regions]=25)
 if [ "$update" = 1 ]; then
     mkdir -p "$(dirname "$thresholds")"
     {
-        echo "# Instructions per path (callgrind), and the 64 KiB regions of code one defaults read runs, written by"
-        echo "# scripts/instruction-counts.sh --update. make test fails when a path takes more than ${tolerance_percent} % more"
-        echo "# than this (the regions: ${tolerance[defaults-read-key-code-regions]} %)."
+        echo "# Instructions per path (callgrind), and the 64 KiB regions of code one defaults read runs, written"
+        echo "# by scripts/instruction-counts.sh --update. make test fails when a path takes more than"
+        echo "# ${tolerance_percent} % more than this (the regions: ${tolerance[defaults-read-key-code-regions]} %)."
         for name in "${names[@]}"; do printf '%s\t%s\n' "$name" "${measured[$name]}"; done
     } >"$thresholds"
     echo "instruction counts: thresholds written to $thresholds"

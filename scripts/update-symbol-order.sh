@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Rewrites scripts/symbol-order.txt: the functions the release executables run for their common commands, in the
-# order callgrind first meets them. The release build (scripts/build-release.sh) hands the list to the linker, which
-# lays these functions out together at the start of the code, so that a command's start touches a few dozen pages of
-# code instead of a hundred scattered over 19 MB (docs/BENCHMARKS.md, "defaults at process-start speed").
+# order callgrind first meets them, then the data objects those commands load or store. The release build
+# (scripts/build-release.sh) hands the list to the linker, which lays them out together, so that a command touches a
+# few dozen pages of code instead of a hundred scattered over 19 MB, and fewer zero-filled pages (docs/DEFAULTS.md,
+# "The pages a command touches").
 #
 # usage: scripts/update-symbol-order.sh [BIN_DIR]
 #   BIN_DIR    the release executables (default: what `make build` produces)
@@ -62,8 +63,9 @@ trace_data "$bin/defaults" write com.example.Order Key7 light
 profile "$bin/defaults" write com.example.Order Key7 -int 3
 "$bin/prefsd" 2>"$work/prefsd.log" &
 daemon_pid=$!
-for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/prefsd/socket" ] && break; sleep 0.05; done
-[ -S "$XDG_RUNTIME_DIR/prefsd/socket" ] || { echo "symbol order: prefsd did not start" >&2; cat "$work/prefsd.log" >&2; exit 1; }
+socket="$XDG_RUNTIME_DIR/prefsd/socket"
+for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.05; done
+[ -S "$socket" ] || { echo "symbol order: prefsd did not start" >&2; cat "$work/prefsd.log" >&2; exit 1; }
 profile "$bin/defaults" read com.example.Order Key7
 trace_data "$bin/defaults" read com.example.Order Key7
 profile "$bin/defaults" write com.example.Order Key7 light
