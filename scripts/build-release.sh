@@ -51,8 +51,15 @@ for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 # glibc at run time, which a distribution has (docs/DEFAULTS.md, "Building for speed"); the warning is dropped.
 quiet_static_warning() { grep -v "statically linked applications requires at runtime" >&2 || true; }
 
-# SwiftPM does not see the symbol order as an input: executables linked before it changed are linked again.
+# SwiftPM compiles again when sources change, not when these flags do: a build made with other flags is removed, so
+# that every module is compiled with these. Nor does it see the symbol order as an input: executables linked before
+# the list changed are linked again.
 bin="$("${build[@]}" --show-bin-path 2>/dev/null)"
+stamp="$bin.flags"
+if [ -d "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" != "${build[*]}" ]; then
+    echo "The release build in $bin was made with other flags; building it again." >&2
+    rm -rf "$bin"
+fi
 for product in defaults plutil prefsd; do
     if [ "$bin/$product" -ot scripts/symbol-order.txt ]; then rm -f "$bin/$product"; fi
 done
@@ -62,6 +69,7 @@ for product in defaults plutil prefsd; do
     "${build[@]}" --product "$product" 2> >(quiet_static_warning) >&2
 done
 
+echo "${build[*]}" >"$stamp"
 mkdir -p "$outdir"
 install -m 755 "$bin/defaults" "$bin/plutil" "$bin/prefsd" "$outdir/"
 echo "$outdir"
