@@ -105,14 +105,11 @@ measured[prefsd-get-request]=$(( (busy - idle) / 2000 ))
 for i in $(seq 1 50); do PREFERENCES_DAEMON=off "$bin/defaults" write com.example.Small "Key$i" "value$i"; done
 valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/read.callgrind" \
     "$bin/defaults" read com.example.Small Key7 >/dev/null 2>&1
+scripts/callgrind-functions.py "$work/read.callgrind" >"$work/read.functions"
 nm --print-size --defined-only "$bin/defaults" >"$work/defaults.symbols"
-measured[defaults-read-key-code-regions]=$(python3 - "$work/read.callgrind" "$work/defaults.symbols" <<'REGIONS'
-import re, sys
-ran = set()
-for line in open(sys.argv[1], errors="replace"):
-    match = re.match(r"c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
-    if match:
-        ran.add(re.sub(r"'\d+$", "", match.group(1)))  # callgrind marks recursion levels with 'N
+measured[defaults-read-key-code-regions]=$(python3 - "$work/read.functions" "$work/defaults.symbols" <<'REGIONS'
+import sys
+ran = set(open(sys.argv[1]).read().split())
 regions = set()
 for line in open(sys.argv[2]):
     fields = line.split()

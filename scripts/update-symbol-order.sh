@@ -31,17 +31,25 @@ domain_file="$HOME/.config/preferences/com.example.Order.plist"
 [ -f "$domain_file" ] || { echo "symbol order: $domain_file was not written" >&2; exit 1; }
 
 profiles=()
+traces=()
+# under_valgrind VALGRIND_OPTION... -- [NAME=value...] COMMAND...: the assignments go into the command's environment.
+under_valgrind() {
+    local options=() variables=()
+    while [ "$1" != "--" ]; do options+=("$1"); shift; done
+    shift
+    while [[ "$1" == *=* ]]; do variables+=("$1"); shift; done
+    env "${variables[@]}" valgrind "${options[@]}" "$@" >/dev/null 2>&1
+}
 # Callgrind names every function run, in the order it meets them.
 profile() {
     local file="$work/callgrind.${#profiles[@]}"
-    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$file" "$@" >/dev/null 2>&1
+    under_valgrind --tool=callgrind --demangle=no --callgrind-out-file="$file" -- "$@"
     profiles+=("$file")
 }
 # Lackey lists every load and store: the data a command touches (metadata caches, the runtime's and libc's state).
-traces=()
 trace_data() {
     local file="$work/lackey.${#traces[@]}"
-    valgrind --tool=lackey --trace-mem=yes --log-file="$file" "$@" >/dev/null 2>&1
+    under_valgrind --tool=lackey --trace-mem=yes --log-file="$file" -- "$@"
     traces+=("$file")
 }
 
@@ -51,12 +59,8 @@ profile "$bin/defaults" read com.example.Order Key7
 trace_data "$bin/defaults" read com.example.Order Key7
 # The same with the locations set in the environment, as tests, containers and the benchmarks run it.
 overrides=(PREFERENCES_HOME="$HOME/.config/preferences" PREFSD_SOCKET="$work/none.socket")
-env "${overrides[@]}" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.overrides" \
-    "$bin/defaults" read com.example.Order Key7 >/dev/null 2>&1
-profiles+=("$work/callgrind.overrides")
-env "${overrides[@]}" valgrind --tool=lackey --trace-mem=yes --log-file="$work/lackey.overrides" \
-    "$bin/defaults" read com.example.Order Key7 >/dev/null 2>&1
-traces+=("$work/lackey.overrides")
+profile "${overrides[@]}" "$bin/defaults" read com.example.Order Key7
+trace_data "${overrides[@]}" "$bin/defaults" read com.example.Order Key7
 profile "$bin/defaults" read com.example.Order
 profile "$bin/defaults" write com.example.Order Key7 dark
 trace_data "$bin/defaults" write com.example.Order Key7 light
@@ -76,23 +80,20 @@ profile "$bin/plutil" -lint "$domain_file"
 profile "$bin/plutil" -p "$domain_file"
 profile "$bin/plutil" -convert binary1 -o "$work/order.bin" "$domain_file"
 
-nm --numeric-sort --print-size --defined-only "$bin/defaults" > "$work/defaults.symbols"
-python3 - "$out" "$work/defaults.symbols" "${#profiles[@]}" "${profiles[@]}" "${traces[@]}" <<'PYTHON'
+scripts/callgrind-functions.py "${profiles[@]}" >"$work/functions"
+nm --numeric-sort --print-size --defined-only "$bin/defaults" >"$work/defaults.symbols"
+python3 - "$out" "$work/functions" "$work/defaults.symbols" "${traces[@]}" <<'PYTHON'
 import bisect, re, sys
-out, symbols_path, profile_count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-profiles, traces = sys.argv[4:4 + profile_count], sys.argv[4 + profile_count:]
-# The static start-up, which callgrind names "(below main)" or not at all.
+out, functions_path, symbols_path, traces = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+# The static start-up, which callgrind names "(below main)" or not at all, then the functions.
 order = ["_start", "__libc_start_main_impl", "__libc_start_call_main"]
 seen = set(order)
 def add(name):
     if name not in seen:
         seen.add(name)
         order.append(name)
-for path in profiles:
-    for line in open(path, errors="replace"):
-        match = re.match(r"c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
-        if match and not match.group(1).startswith(("0x", "(")):
-            add(re.sub(r"'\d+$", "", match.group(1)))  # callgrind marks recursion levels with 'N
+for name in open(functions_path).read().split():
+    add(name)
 # Data objects (nm types b, d, r, v: zero-filled, written, read-only, weak), by the first load or store in them.
 objects = []
 for line in open(symbols_path):
