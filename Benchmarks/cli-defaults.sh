@@ -7,11 +7,13 @@
 #
 # Targets (docs/BENCHMARKS.md): `defaults read D k` <= 0.5 x `dconf read /D/k` and <= 1.3 x the start of an empty
 # fully static Swift executable (the floor, built here and measured in the same hyperfine run), on the files and
-# through a running prefsd; `defaults write D k v` <= 0.3 x `dconf write /D/k v`; the atomic
+# through a running prefsd; `defaults write D k v` with a value that differs from the stored one (each run is
+# prepared by writing another value first, so that every measured write replaces the file: two `fsync`s) <= 0.3 x
+# `dconf write /D/k v`, with a floor beside it: an empty static executable that makes only the durable replacement
+# of a file of the domain's size (temp file, write, `fsync`, `rename`, `fsync` of the directory); the atomic
 # `defaults write D list -array-add v` <= 0.5 x `dconf write` of the whole array (dconf has no append). Judged on
-# the medians, which other load on the machine disturbs least; the means are printed too.
-# Both tools are also measured writing a value that differs from the stored one (each run is prepared by writing
-# another value first), so that every measured write really replaces the file.
+# the medians, which other load on the machine disturbs least; the means are printed too. A write of the value
+# already stored (no file written) is measured too.
 # Needs: swift, hyperfine, dconf-cli, dbus, python3 (scripts/install-deps.sh --bench installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +38,26 @@ export XDG_RUNTIME_DIR="$work/runtime" DEFAULTS="$defaults" PREFSD="$bin/prefsd"
 echo "" > "$work/empty.swift"
 swiftc -O -static-executable "$work/empty.swift" -o "$work/empty" 2> >(grep -v "statically linked" >&2 || true)
 export EMPTY="$work/empty"
+# The floor of a changed value's write: the same start, then only the durable replacement the store makes.
+cat > "$work/replace.swift" <<'SWIFT'
+import Glibc
+
+// replace PATH BYTES: replaces PATH durably with BYTES spaces.
+let path = CommandLine.arguments[1]
+let count = Int(CommandLine.arguments[2])!
+let temporary = path + ".tmp"
+let directory = String(path[..<path.lastIndex(of: "/")!])
+let bytes = [UInt8](repeating: 0x20, count: count)
+let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+guard file >= 0, write(file, bytes, count) == count, fsync(file) == 0, close(file) == 0,
+    rename(temporary, path) == 0
+else { perror(path); exit(1) }
+let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+guard parent >= 0, fsync(parent) == 0, close(parent) == 0 else { perror(directory); exit(1) }
+SWIFT
+swiftc -O -static-executable "$work/replace.swift" -o "$work/replace" 2> >(grep -v "statically linked" >&2 || true)
+mkdir -p "$work/floor"
+export REPLACE="$work/replace" FLOOR_FILE="$work/floor/com.example.Bench.plist"
 
 # Runs inside the private session bus; dconf-service is started by the bus on the first write.
 cat > "$work/run.sh" <<'SCRIPT'
@@ -69,11 +91,14 @@ hyperfine "${options[@]}" --export-json "$WORK/append.json" \
     -n "defaults write -array-add" "$DEFAULTS write com.example.Bench List -array-add v1" \
     --prepare "dconf write /com/example/bench/list \"['v0']\"" \
     -n "dconf write (array)" "dconf write /com/example/bench/list \"['v0', 'v1']\""
+size="$(stat -c %s "$PREFERENCES_HOME/com.example.Bench.plist")"
 hyperfine "${options[@]}" --export-json "$WORK/change.json" \
     --prepare "$DEFAULTS write com.example.Bench Key7 light" \
     -n "defaults write (changed value)" "$DEFAULTS write com.example.Bench Key7 dark" \
     --prepare "dconf write /com/example/bench/key7 \"'light'\"" \
-    -n "dconf write (changed value)" "dconf write /com/example/bench/key7 \"'dark'\""
+    -n "dconf write (changed value)" "dconf write /com/example/bench/key7 \"'dark'\"" \
+    --prepare "$REPLACE $FLOOR_FILE $size" \
+    -n "durable replacement alone" "$REPLACE $FLOOR_FILE $size"
 SCRIPT
 dbus-run-session -- bash "$work/run.sh" 2> >(grep -v "dbus-daemon" >&2)
 
@@ -93,16 +118,19 @@ print("| operation | tool | mean ± σ | median | min | CPU | ratio (median, mea
 print("|---|---|---|---|---|---|---|---|")
 def verdict(median, target):
     return "" if target is None else ("met" if median <= target else "missed") + f" (<= {target})"
-for name, label, target in [("read", "read D k, files", 0.5), ("read-daemon", "read D k, through prefsd", 0.5),
-                            ("write", "write D k v", 0.3),
-                            ("append", "write D list -array-add v (dconf: write the whole array)", 0.5),
-                            ("change", "write D k v, changed value", None)]:
+for name, label, target, floor_label, floor_target in [
+        ("read", "read D k, files", 0.5, "empty static Swift executable (floor)", 1.3),
+        ("read-daemon", "read D k, through prefsd", 0.5, "empty static Swift executable (floor)", 1.3),
+        ("change", "write D k v, changed value (two fsyncs)", 0.3,
+         "the same start and the durable replacement alone (floor)", None),
+        ("write", "write D k v, the value already stored (no file written)", None, None, None),
+        ("append", "write D list -array-add v (dconf: write the whole array)", 0.5, None, None)]:
     ours, theirs, *floor = results(name)
     median, mean = ours["median"] / theirs["median"], ours["mean"] / theirs["mean"]
     print(f"| {label} | defaults | {cell(ours)} | {median:.2f}, {mean:.2f} | {verdict(median, target)} |")
     print(f"| | dconf | {cell(theirs)} | | |")
     if floor:
         over = ours["median"] / floor[0]["median"]
-        print(f"| | empty static Swift executable (floor) | {cell(floor[0])} | {over:.2f} (defaults / floor) "
-              f"| {verdict(over, 1.3)} |")
+        print(f"| | {floor_label} | {cell(floor[0])} | {over:.2f} (defaults / floor) "
+              f"| {verdict(over, floor_target)} |")
 EOF

@@ -11,6 +11,10 @@ package enum POSIX {
     /// Runs a call until it does not fail with `EINTR`.
     /// - Parameter call: A C call that returns -1 and sets `errno` on failure.
     /// - Returns: The call's result and, when it is -1, the `errno` it set (0 otherwise).
+    ///
+    /// Inlinable, so that each caller gets it specialised for its result type: every module calls it, and the
+    /// unspecialised form costs a few hundred instructions a call in generic metadata.
+    @inlinable
     package static func retrying<Result: BinaryInteger>(_ call: () -> Result) -> (result: Result, errno: Int32) {
         while true {
             let result = call()

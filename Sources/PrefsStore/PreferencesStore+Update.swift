@@ -176,8 +176,18 @@ extension PreferencesStore {
         from old: PlistDictionary, to new: PlistDictionary
     ) -> [(key: String, value: PlistValue?)] {
         var changes: [(key: String, value: PlistValue?)] = []
-        for (key, value) in new where old[key] != value { changes.append((key, value)) }
-        for key in old.keys where new[key] == nil { changes.append((key, nil)) }
+        var keptKeys = 0
+        for (key, value) in new.storage {
+            if let oldValue = old.storage[key] {
+                keptKeys += 1
+                if oldValue == value { continue }
+            }
+            changes.append((key.string, value))
+        }
+        // A key of `old` is gone only when fewer of them were found in `new` than `old` has: one lookup per key then.
+        if keptKeys < old.count {
+            for key in old.storage.keys where new.storage[key] == nil { changes.append((key.string, nil)) }
+        }
         return changes.sorted { PlistKey($0.key) < PlistKey($1.key) }
     }
 }

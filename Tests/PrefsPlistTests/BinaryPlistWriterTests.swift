@@ -282,7 +282,7 @@ let pythonCanonical = #"""
     @Test(arguments: [nil, 0, 3] as [Int?])
     func manyKeysSortInScalarOrder(partitionLimit: Int?) throws {
         let entries = PlistDictionary(uniqueKeysWithValues: Self.awkwardKeys.map { ($0, PlistValue.bool(true)) })
-        let sorted = BinaryPlistWriter.SortedKeys(entries, partitionLimit: partitionLimit)
+        let sorted = SortedKeys(entries, partitionLimit: partitionLimit)
         let order = (0..<sorted.count).map { sorted.key(at: $0) }
         let expected = entries.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         #expect(order.map { Array($0.utf8) } == expected.map { Array($0.utf8) })

@@ -87,9 +87,24 @@ enum FanOutLatency {
     }
 
     /// The setter's side: starts `processes` receivers sharing `subscribers` connections, sets `events` values at
-    /// `interval`, and returns every subscriber's latency of every event, in milliseconds.
+    /// `interval` through prefsd, and returns every subscriber's latency of every event, in milliseconds.
     static func measure(
         socket: String, subscribers: Int, processes: Int, events: Int, interval: Duration
+    ) throws -> [Double] {
+        var client: PrefsBlockingClient?
+        return try measure(
+            socket: socket, subscribers: subscribers, processes: processes, events: events, interval: interval
+        ) { sent in
+            if client == nil { client = try PrefsBlockingClient(socketPath: socket, clientName: "fan-out setter") }
+            _ = try client?.send(.set(domain, key: "sent", value: .integer(PlistInteger(sent)), expectedVersion: nil))
+        }
+    }
+
+    /// Starts the receivers against `socket` and, once every one is subscribed, calls `publish` with the clock
+    /// `events` times, `interval` apart; returns every subscriber's latency of every event, in milliseconds.
+    static func measure(
+        socket: String, subscribers: Int, processes: Int, events: Int, interval: Duration,
+        publish: (_ sent: Int64) throws -> Void
     ) throws -> [Double] {
         var receivers: [(Process, Pipe)] = []
         for index in 0..<processes {
@@ -110,12 +125,8 @@ enum FanOutLatency {
                 outputs[index] += String(decoding: data, as: UTF8.self)
             }
         }
-        let client = try PrefsBlockingClient(socketPath: socket, clientName: "fan-out setter")
         for _ in 0..<events {
-            _ = try client.send(
-                .set(
-                    domain, key: "sent", value: .integer(PlistInteger(NotificationLatency.now())), expectedVersion: nil)
-            )
+            try publish(NotificationLatency.now())
             Thread.sleep(
                 forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
         }

@@ -167,6 +167,12 @@ if arguments.contains("--fanout-only") {
             String(
                 format: "fan-out, one set → %d subscribers: p50 %.3f ms, p99 %.3f ms, max %.3f ms", subscribers,
                 percentile(fanOut, 0.5), percentile(fanOut, 0.99), fanOut.max() ?? 0))
+        let floor = try FanOutFloor.measure(
+            directory: work, subscribers: subscribers, processes: 4, events: events, interval: .milliseconds(20))
+        print(
+            String(
+                format: "fan-out floor, bare send(2) → %d subscribers: p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+                subscribers, percentile(floor, 0.5), percentile(floor, 0.99), floor.max() ?? 0))
     }
     daemon.terminate()
     daemon.waitUntilExit()
@@ -234,6 +240,10 @@ redis?.waitUntilExit()
 let latencies = try NotificationLatency.measure(socket: socketPath, count: 2000, interval: .microseconds(500))
 let fanOut = try FanOutLatency.measure(
     socket: socketPath, subscribers: 1000, processes: 4, events: 100, interval: .milliseconds(20))
+// The floor under it: the same receivers and connections served by a bare server (FanOutFloor.swift), while prefsd
+// sits idle.
+let fanOutFloor = try FanOutFloor.measure(
+    directory: work, subscribers: 1000, processes: 4, events: 100, interval: .milliseconds(20))
 
 // defaults read through the daemon (the value set above), against dconf read: with hyperfine when it is installed
 // (as Benchmarks/cli-defaults.sh measures), else with posix_spawn here; medians.
@@ -292,6 +302,12 @@ print(
         format: "fan-out, one set → 1,000 subscribers (4 processes, %d events each): p50 %.3f ms, p99 %.3f ms, "
             + "max %.3f ms",
         fanOut.count / 1000, percentile(fanOut, 0.5), percentile(fanOut, 0.99), fanOut.max() ?? 0))
+print(
+    String(
+        format: "fan-out floor, the same receivers served by a bare send(2) of one frame to each connection from one "
+            + "thread per core (%d events each): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+        fanOutFloor.count / 1000, percentile(fanOutFloor, 0.5), percentile(fanOutFloor, 0.99),
+        fanOutFloor.max() ?? 0))
 if let defaultsRead {
     print(
         "defaults read through prefsd (\(defaults)): \(String(format: "%.2f", defaultsRead)) ms (\(readTool))"

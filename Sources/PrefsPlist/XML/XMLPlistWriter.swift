@@ -120,10 +120,12 @@ enum XMLPlistWriter {
                     return
                 }
                 appendLine("<dict>", indent: indent)
-                for (key, value) in entries.sorted(by: { Self.precedesByScalars($0.key, $1.key) }) {
+                let sorted = SortedKeys(entries)
+                for position in 0..<sorted.count {
+                    let key = sorted.key(at: position)
                     do {
                         try element("key", text: key, indent: indent + 1)
-                        try write(value, indent: indent + 1)
+                        try write(sorted.value(at: position), indent: indent + 1)
                     } catch var failure as Failure {
                         failure.path.append(Self.pathComponent(forKey: key))
                         throw failure
@@ -290,21 +292,6 @@ enum XMLPlistWriter {
         }
 
         // MARK: Keys
-
-        /// Unicode scalar order, which is UTF-8 byte order (what `plistlib` and CoreFoundation sort by),
-        /// not `String`'s canonical-equivalence order.
-        static func precedesByScalars(_ lhs: String, _ rhs: String) -> Bool {
-            let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
-                rhs.utf8.withContiguousStorageIfAvailable { right in
-                    for index in 0..<min(left.count, right.count) where left[index] != right[index] {
-                        return left[index] < right[index]
-                    }
-                    return left.count < right.count
-                }
-            }
-            if let compared = compared ?? nil { return compared }
-            return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
-        }
 
         static func pathComponent(forKey key: String) -> String {
             let isPlain =
