@@ -32,7 +32,8 @@ extension PreferencesStore {
             let id = state.nextObserverID
             state.nextObserverID += 1
             state.observers[id] = StoreState.Observer(filter: filter, handler: handler, flag: flag, view: view)
-            state.observersByTarget[filter.target, default: []].append(StoreState.Watcher(id: id, key: filter.key))
+            state.observersByTarget[filter.target, default: StoreState.Watchers()].append(
+                StoreState.Watcher(id: id, key: filter.key))
             var values: PlistDictionary
             let sequence: UInt64
             var layerSequences: [DomainID: UInt64] = [:]
@@ -74,7 +75,7 @@ extension PreferencesStore {
         // The observer may hold the last reference to a view, whose deinit takes the lock: release it outside.
         let removed = state.withLock { state -> StoreState.Observer? in
             guard let observer = state.observers.removeValue(forKey: id) else { return nil }
-            state.observersByTarget[observer.filter.target]?.removeAll { $0.id == id }
+            state.observersByTarget[observer.filter.target]?.remove(id: id)
             if state.observersByTarget[observer.filter.target]?.isEmpty == true {
                 state.observersByTarget[observer.filter.target] = nil
             }

@@ -49,15 +49,7 @@ struct StoreState {
     var observers: [UInt64: Observer] = [:]
     /// The observers of each target, with the key each one watches: a change is matched against these without
     /// copying the observers themselves (a change to a domain that a thousand clients watch visits every entry).
-    var observersByTarget: [ChangeFilter.Target: [Watcher]] = [:]
-
-    /// An observer's identifier and the one key it watches (`nil`: every key).
-    struct Watcher {
-        let id: UInt64
-        let key: String?
-
-        func watches(_ changed: String) -> Bool { key.map { $0 == changed } ?? true }
-    }
+    var observersByTarget: [ChangeFilter.Target: Watchers] = [:]
     var nextObserverID: UInt64 = 1
     /// Events of the operation in progress, each once, and who receives which; moved to ``deliveries`` when it
     /// ends. An observer that receives every event of the operation (the usual case) is handed this very array, so a
@@ -484,9 +476,9 @@ struct StoreState {
     }
 
     /// Adds an event to the operation's batch for the watchers that watch its key.
-    private mutating func queue(_ event: ChangeEvent, to watchers: [Watcher]) {
+    private mutating func queue(_ event: ChangeEvent, to watchers: Watchers) {
         var index: Int?
-        for watcher in watchers where watcher.watches(event.key) {
+        for watcher in watchers.entries where watcher.watches(event.key) {
             if index == nil {
                 index = batchEvents.count
                 batchEvents.append(event)
