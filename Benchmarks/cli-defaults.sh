@@ -3,7 +3,10 @@
 # run with hyperfine, each tool on its own private store: defaults on files in a temporary PREFERENCES_HOME, dconf
 # through dconf-service on a private D-Bus session bus.
 #
-#   Benchmarks/cli-defaults.sh [hyperfine options, e.g. --runs 300]
+#   [ROUNDS=5] Benchmarks/cli-defaults.sh [hyperfine options for each round, e.g. --runs 60]
+#
+# Each comparison runs in ROUNDS alternating rounds (all its commands in each), and each ratio is the median over the
+# rounds of the ratio in one round, so that load which comes and goes on the machine falls on every command alike.
 #
 # Targets (docs/BENCHMARKS.md): `defaults read D k` <= 0.5 x `dconf read /D/k` and <= 1.3 x the start of an empty
 # fully static Swift executable (the floor, built here and measured in the same hyperfine run), on the files and
@@ -33,6 +36,7 @@ chmod 700 "$work/runtime"
 export PREFERENCES_HOME="$work/prefs" PREFERENCES_SYSTEM_DIR="$work/system" PREFERENCES_DOMAINS_DIR="$work/domains"
 export PREFSD_SOCKET="$work/prefsd.socket" HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
 export XDG_RUNTIME_DIR="$work/runtime" DEFAULTS="$defaults" PREFSD="$bin/prefsd" WORK="$work" HYPERFINE_OPTIONS="$*"
+export ROUNDS="${ROUNDS:-5}"
 
 # The floor: a Swift program that does nothing, linked as defaults is (fully static).
 echo "" > "$work/empty.swift"
@@ -69,7 +73,16 @@ for i in $(seq 1 50); do
 done
 read -r -a extra <<< "$HYPERFINE_OPTIONS"
 options=(-N --warmup 5 --style basic "${extra[@]}")
-hyperfine "${options[@]}" --export-json "$WORK/read.json" \
+# One comparison, in $ROUNDS alternating rounds (hyperfine runs each command's runs in a block, so load that comes
+# and goes on the machine would otherwise fall on one command and not the others): NAME.ROUND.json each.
+measure() {
+    local name="$1"
+    shift
+    for round in $(seq 1 "$ROUNDS"); do
+        hyperfine "${options[@]}" --export-json "$WORK/$name.$round.json" "$@"
+    done
+}
+measure read \
     -n "defaults read" "$DEFAULTS read com.example.Bench Key7" \
     -n "dconf read" "dconf read /com/example/bench/key7" \
     -n "empty static Swift executable" "$EMPTY"
@@ -77,22 +90,22 @@ hyperfine "${options[@]}" --export-json "$WORK/read.json" \
 "$PREFSD" 2> "$WORK/prefsd.log" &
 prefsd_pid=$!
 for _ in $(seq 100); do [ -S "$PREFSD_SOCKET" ] && break; sleep 0.05; done
-hyperfine "${options[@]}" --export-json "$WORK/read-daemon.json" \
+measure read-daemon \
     -n "defaults read (through prefsd)" "$DEFAULTS read com.example.Bench Key7" \
     -n "dconf read" "dconf read /com/example/bench/key7" \
     -n "empty static Swift executable" "$EMPTY"
 kill -TERM "$prefsd_pid"
 wait "$prefsd_pid" || true
-hyperfine "${options[@]}" --export-json "$WORK/write.json" \
+measure write \
     -n "defaults write" "$DEFAULTS write com.example.Bench Key7 dark" \
     -n "dconf write" "dconf write /com/example/bench/key7 \"'dark'\""
-hyperfine "${options[@]}" --export-json "$WORK/append.json" \
+measure append \
     --prepare "$DEFAULTS write com.example.Bench List -array v0" \
     -n "defaults write -array-add" "$DEFAULTS write com.example.Bench List -array-add v1" \
     --prepare "dconf write /com/example/bench/list \"['v0']\"" \
     -n "dconf write (array)" "dconf write /com/example/bench/list \"['v0', 'v1']\""
 size="$(stat -c %s "$PREFERENCES_HOME/com.example.Bench.plist")"
-hyperfine "${options[@]}" --export-json "$WORK/change.json" \
+measure change \
     --prepare "$DEFAULTS write com.example.Bench Key7 light" \
     -n "defaults write (changed value)" "$DEFAULTS write com.example.Bench Key7 dark" \
     --prepare "dconf write /com/example/bench/key7 \"'light'\"" \
@@ -102,22 +115,33 @@ hyperfine "${options[@]}" --export-json "$WORK/change.json" \
 SCRIPT
 dbus-run-session -- bash "$work/run.sh" 2> >(grep -v "dbus-daemon" >&2)
 
-python3 - "$work" <<'EOF'
-import json, sys
-work = sys.argv[1]
+python3 - "$work" "$ROUNDS" <<'EOF'
+import json, statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
 def results(name):
-    return json.load(open(f"{work}/{name}.json"))["results"]
-def cell(r):
-    return (f"{r['mean'] * 1000:.2f} ± {r['stddev'] * 1000:.2f} | {r['median'] * 1000:.2f} | {r['min'] * 1000:.2f} "
-            f"| {(r['user'] + r['system']) * 1000:.2f}")
+    """Each command's results in every round: [[round 1, round 2, …] for each command]."""
+    per_round = [json.load(open(f"{work}/{name}.{n}.json"))["results"] for n in range(1, rounds + 1)]
+    return [list(command) for command in zip(*per_round)]
+def pooled(command):
+    times = [t for r in command for t in r["times"]]
+    cpu = statistics.mean(r["user"] + r["system"] for r in command)
+    return statistics.mean(times), statistics.pstdev(times), statistics.median(times), min(times), cpu
+def cell(command):
+    mean, stddev, median, fastest, cpu = pooled(command)
+    return f"{mean * 1000:.2f} ± {stddev * 1000:.2f} | {median * 1000:.2f} | {fastest * 1000:.2f} | {cpu * 1000:.2f}"
+def ratio(ours, theirs):
+    """The median over the rounds of the ratio of the two commands' medians in the same round, and its range."""
+    ratios = [a["median"] / b["median"] for a, b in zip(ours, theirs)]
+    return statistics.median(ratios), min(ratios), max(ratios)
 print()
-print("Times in ms: mean ± σ | median | min | CPU (user + system). The ratio is defaults / dconf (or / the floor), of the medians")
-print("(robust to other load on the machine) and of the means.")
+print(f"Times in ms over {rounds} alternating rounds: mean ± σ | median | min | CPU (user + system). The ratio is")
+print("defaults / dconf (or / the floor): the median over the rounds of the ratio of the two medians in the same round")
+print("(robust to other load on the machine), with its range.")
 print()
-print("| operation | tool | mean ± σ | median | min | CPU | ratio (median, mean) | target |")
+print("| operation | tool | mean ± σ | median | min | CPU | ratio (median of rounds, range) | target |")
 print("|---|---|---|---|---|---|---|---|")
-def verdict(median, target):
-    return "" if target is None else ("met" if median <= target else "missed") + f" (<= {target})"
+def verdict(value, target):
+    return "" if target is None else ("met" if value <= target else "missed") + f" (<= {target})"
 for name, label, target, floor_label, floor_target in [
         ("read", "read D k, files", 0.5, "empty static Swift executable (floor)", 1.3),
         ("read-daemon", "read D k, through prefsd", 0.5, "empty static Swift executable (floor)", 1.3),
@@ -126,11 +150,11 @@ for name, label, target, floor_label, floor_target in [
         ("write", "write D k v, the value already stored (no file written)", None, None, None),
         ("append", "write D list -array-add v (dconf: write the whole array)", 0.5, None, None)]:
     ours, theirs, *floor = results(name)
-    median, mean = ours["median"] / theirs["median"], ours["mean"] / theirs["mean"]
-    print(f"| {label} | defaults | {cell(ours)} | {median:.2f}, {mean:.2f} | {verdict(median, target)} |")
+    median, low, high = ratio(ours, theirs)
+    print(f"| {label} | defaults | {cell(ours)} | {median:.2f} ({low:.2f}–{high:.2f}) | {verdict(median, target)} |")
     print(f"| | dconf | {cell(theirs)} | | |")
     if floor:
-        over = ours["median"] / floor[0]["median"]
-        print(f"| | {floor_label} | {cell(floor[0])} | {over:.2f} (defaults / floor) "
+        over, low, high = ratio(ours, floor[0])
+        print(f"| | {floor_label} | {cell(floor[0])} | {over:.2f} ({low:.2f}–{high:.2f}) (defaults / floor) "
               f"| {verdict(over, floor_target)} |")
 EOF

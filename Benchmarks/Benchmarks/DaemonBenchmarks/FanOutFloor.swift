@@ -133,14 +133,7 @@ enum FanOutFloor {
         guard descriptor >= 0 else {
             throw BenchmarkError("fan-out floor: socket: \(String(cString: strerror(errno)))")
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = LoadGenerator.withSocketAddress(path) { bind(descriptor, $0, $1) }
         guard bound == 0, Glibc.listen(descriptor, 1024) == 0 else {
             close(descriptor)
             throw BenchmarkError("fan-out floor: bind/listen \(path): \(String(cString: strerror(errno)))")

@@ -100,16 +100,21 @@ enum LoadGenerator {
         }
     }
 
-    static func connect(_ path: String) throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    /// Calls `body` with the address of the Unix socket at `path` (`connect`, `bind`).
+    static func withSocketAddress<Result>(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+    ) -> Result {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
+    }
+
+    static func connect(_ path: String) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let result = withSocketAddress(path) { Glibc.connect(descriptor, $0, $1) }
         guard result == 0 else { throw BenchmarkError("connect \(path): \(String(cString: strerror(errno)))") }
         return descriptor
     }
