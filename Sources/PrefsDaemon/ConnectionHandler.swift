@@ -79,8 +79,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var subscriptions: [UInt64: ActiveSubscription] = [:]
     private var nextSubscriptionID: UInt64 = 1
     private var eventQueue: WireEventQueue
-    /// Whether events were written straight to the outbound buffer (``deliver(_:subscription:origin:context:)``)
-    /// and wait for the flush at the end of ``writeEvents(context:)``.
+    /// Whether events were written straight to the outbound buffer
+    /// (``deliver(_:subscription:filter:origin:context:conversions:isWholeBatch:)``) and wait for the flush at the end
+    /// of ``writeEvents(context:)``.
     private var pendingEventFlush = false
     /// The domain the previous request addressed, as a name and with its store identifier.
     private var recentDomainName = RecentDomainName()
@@ -543,7 +544,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             // it is.
             deliver(
                 commonOrigin, subscription: id, filter: subscription.filter, origin: WireOrigin(origin),
-                context: context)
+                context: context, conversions: &conversions, isWholeBatch: true)
             writeEvents(context: context)
             return
         }
@@ -553,7 +554,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             if let batchOrigin, batchOrigin != item.origin {
                 deliver(
                     changes, subscription: id, filter: subscription.filter, origin: WireOrigin(batchOrigin),
-                    context: context)
+                    context: context, conversions: &conversions)
                 changes = []
             }
             batchOrigin = item.origin
@@ -562,7 +563,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if let batchOrigin, !changes.isEmpty {
             deliver(
                 changes, subscription: id, filter: subscription.filter, origin: WireOrigin(batchOrigin),
-                context: context)
+                context: context, conversions: &conversions)
         }
         writeEvents(context: context)
     }
@@ -570,18 +571,29 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Writes one operation's changes for a subscription at once when nothing waits in the queue and the peer
     /// takes more (the usual case, and the cheap one: a change that a thousand clients watch is sent a thousand
     /// times); otherwise queues them behind what waits, where they coalesce or overflow into a resync.
+    ///
+    /// When `changes` is the whole batch `conversions` holds (`isWholeBatch`), the frame made for it is shared with the
+    /// next subscription of the same identifier, filter and origin.
     private func deliver(
         _ changes: [WireChange], subscription id: UInt64, filter: WireSubscriptionFilter, origin: WireOrigin,
-        context: ChannelHandlerContext
+        context: ChannelHandlerContext, conversions: inout ChangeConversions, isWholeBatch: Bool = false
     ) {
         guard eventQueue.isEmpty, context.channel.isWritable else {
             eventQueue.enqueue(subscription: id, changes: changes, origin: origin)
             return
         }
+        let maxFrameBytes = limits.maxFrameBytes
+        if isWholeBatch, let frame = conversions.wholeBatchFrame(subscription: id, filter: filter, origin: origin),
+            frame.readableBytes - 4 <= maxFrameBytes
+        {
+            writeOutbound(context: context)
+            context.write(wrapOutboundOut(frame), promise: nil)
+            pendingEventFlush = true
+            return
+        }
         // As the queue's dequeue does: a change that changes nothing is not sent.
         let changed = changes.contains { $0.old == $0.new } ? changes.filter { $0.old != $0.new } : changes
         guard !changed.isEmpty else { return }
-        let maxFrameBytes = limits.maxFrameBytes
         let key = EventFrameCache.Key(subscription: id, filter: filter, changes: changed)
         if let frame = try? shared.eventFrames.frame(
             for: key,
@@ -598,6 +610,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
             // The shared frame is written as it is, after the frames gathered before it.
             writeOutbound(context: context)
             context.write(wrapOutboundOut(frame), promise: nil)
+            if isWholeBatch {
+                conversions.keepWholeBatchFrame(frame, subscription: id, filter: filter, origin: origin)
+            }
         }
         pendingEventFlush = true
     }

@@ -65,6 +65,18 @@ struct ChangeConversions {
     private var converted: [Converted] = []
     /// The converted changes alone, when they all have one origin (then one event carries them all).
     private var commonOriginChanges: [WireChange]?
+    /// The frame of the whole batch made last, for one subscription identifier, filter and origin. Subscription
+    /// identifiers count per connection, so the subscribers of a burst usually share all three (every client's first
+    /// subscription is number 1), and the next delivery takes the frame as it is, without going to the shared
+    /// ``EventFrameCache`` (its key, its lock, its comparisons).
+    private var wholeBatchFrame: SharedFrame?
+
+    private struct SharedFrame {
+        let subscription: UInt64
+        let filter: WireSubscriptionFilter
+        let origin: WireOrigin
+        let frame: ByteBuffer
+    }
 
     /// The wire form of `events`, and the changes alone when they all have one origin.
     mutating func convert(_ events: [ChangeEvent]) -> (all: [Converted], commonOrigin: [WireChange]?) {
@@ -72,12 +84,29 @@ struct ChangeConversions {
         {
             return (converted, commonOriginChanges)
         }
+        wholeBatchFrame = nil
         converted = events.map { Converted(change: Self.wireChange(of: $0), origin: $0.origin) }
         let origin = events.first?.origin
         commonOriginChanges =
             events.allSatisfy { $0.origin == origin } ? converted.map(\.change) : nil
         self.events = events
         return (converted, commonOriginChanges)
+    }
+
+    /// The frame made for the whole current batch, when it was made for the same subscription identifier, filter and
+    /// origin.
+    func wholeBatchFrame(subscription: UInt64, filter: WireSubscriptionFilter, origin: WireOrigin) -> ByteBuffer? {
+        guard let made = wholeBatchFrame, made.subscription == subscription, made.origin == origin,
+            made.filter == filter
+        else { return nil }
+        return made.frame
+    }
+
+    /// Keeps the frame made for the whole current batch (see ``wholeBatchFrame(subscription:filter:origin:)``).
+    mutating func keepWholeBatchFrame(
+        _ frame: ByteBuffer, subscription: UInt64, filter: WireSubscriptionFilter, origin: WireOrigin
+    ) {
+        wholeBatchFrame = SharedFrame(subscription: subscription, filter: filter, origin: origin, frame: frame)
     }
 
     private static func storage(of events: [ChangeEvent]) -> UnsafeRawPointer? {

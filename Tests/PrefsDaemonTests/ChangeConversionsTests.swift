@@ -1,3 +1,4 @@
+import NIOCore
 import PrefsPlist
 import PrefsStore
 import PrefsWire
@@ -38,5 +39,25 @@ struct ChangeConversionsTests {
         #expect(converted.commonOrigin == nil)
         #expect(converted.all.map(\.origin) == [.client(pid: 5, uid: 1000), .thisProcess])
         #expect(converted.all.map(\.change.domain) == [WireDomain("com.example.app"), WireDomain("com.example.app")])
+    }
+
+    @Test("a whole batch's frame is shared with the same subscription, filter and origin, and only for that batch")
+    func wholeBatchFrameIsSharedWithinTheBatch() {
+        var conversions = ChangeConversions()
+        let batch = [Self.event("a", 1, sequence: 1)]
+        let filter = WireSubscriptionFilter(.domain(WireDomain("com.example.app")), keys: .key("a"))
+        let origin = WireOrigin(.client, pid: 5)
+        let frame = ByteBuffer(bytes: [0, 0, 0, 1, 7])
+        _ = conversions.convert(batch)
+        #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: origin) == nil)
+        conversions.keepWholeBatchFrame(frame, subscription: 1, filter: filter, origin: origin)
+        _ = conversions.convert(batch)
+        #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: origin) == frame)
+        #expect(conversions.wholeBatchFrame(subscription: 2, filter: filter, origin: origin) == nil)
+        let otherKeys = WireSubscriptionFilter(.domain(WireDomain("com.example.app")), keys: .all)
+        #expect(conversions.wholeBatchFrame(subscription: 1, filter: otherKeys, origin: origin) == nil)
+        #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: WireOrigin(.client, pid: 6)) == nil)
+        _ = conversions.convert([Self.event("a", 2, sequence: 2)])
+        #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: origin) == nil)
     }
 }
