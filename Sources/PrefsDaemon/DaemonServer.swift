@@ -55,6 +55,8 @@ public final class DaemonServer: Service, Sendable {
         var acceptPaused = false
         /// When an accept failure was last logged.
         var acceptFailureLogged: ContinuousClock.Instant?
+        /// Descriptors held in reserve while accepting (``spareDescriptorCount``), closed when descriptors run out.
+        var spareDescriptors: [Int32] = []
     }
 
     /// How long a connection must have been idle before it may be closed to make room for a new one.
@@ -65,6 +67,15 @@ public final class DaemonServer: Service, Sendable {
 
     /// How often an accept failure is logged at most, while accepts go on failing.
     static let acceptFailureLogInterval: Duration = .seconds(60)
+
+    /// Descriptors the server holds in reserve while it accepts, and gives back when an accept finds none left.
+    ///
+    /// Accepting is what can use up the process's descriptors, and a process left with none fails in places that
+    /// cannot wait: libdispatch, under Swift's tasks, opens `/proc/<thread>/stat` every second while work is queued,
+    /// and crashes when that fails (`SIGILL`). So the accepts never take the last descriptors for long: when one fails
+    /// for want of them, the reserve is closed at once, and listening starts again only once the reserve and two
+    /// more descriptors can be opened.
+    static let spareDescriptorCount = 8
 
     /// Creates a server; nothing happens until ``start()`` or ``run()``.
     /// - Parameters:
@@ -156,6 +167,7 @@ public final class DaemonServer: Service, Sendable {
     /// - Throws: ``PrefsDaemonError`` when the socket cannot be bound or adopted.
     public func start() async throws {
         ensureDescriptors(for: configuration.limits)
+        _ = fillSpareDescriptors()
         if let activatedSocket {
             state.withLock { $0.listeningDescriptor = activatedSocket.descriptor }
             try await listen(adopting: activatedSocket.descriptor)
@@ -222,6 +234,7 @@ public final class DaemonServer: Service, Sendable {
         }
         if let ownedDescriptor { POSIX.closeDescriptor(ownedDescriptor) }
         listener?.release()
+        releaseSpareDescriptors()
     }
 
     // MARK: - Accepting
@@ -288,19 +301,54 @@ public final class DaemonServer: Service, Sendable {
                 metadata: ["error": "\(error)"])
         }
         guard pause else { return }
+        releaseSpareDescriptors()
         channel.close(promise: nil)
         channel.eventLoop.scheduleTask(in: Self.acceptPause) { [self] in
             Task { await self.resumeAccepting() }
         }
     }
 
+    /// Opens the reserve of descriptors and checks that two more are free besides; on failure closes what it opened.
+    /// - Returns: Whether the reserve is full and descriptors are left over.
+    private func fillSpareDescriptors() -> Bool {
+        var opened: [Int32] = []
+        while opened.count < Self.spareDescriptorCount + 2, let descriptor = DaemonSystem.openSpareDescriptor() {
+            opened.append(descriptor)
+        }
+        guard opened.count == Self.spareDescriptorCount + 2 else {
+            for descriptor in opened { POSIX.closeDescriptor(descriptor) }
+            return false
+        }
+        // The last two only showed that there is room beyond the reserve.
+        POSIX.closeDescriptor(opened.removeLast())
+        POSIX.closeDescriptor(opened.removeLast())
+        let previous = state.withLock { state in
+            defer { state.spareDescriptors = opened }
+            return state.spareDescriptors
+        }
+        for descriptor in previous { POSIX.closeDescriptor(descriptor) }
+        return true
+    }
+
+    /// Closes the reserve of descriptors, so that the process has some while accepting is paused.
+    private func releaseSpareDescriptors() {
+        let spares = state.withLock { state in
+            defer { state.spareDescriptors = [] }
+            return state.spareDescriptors
+        }
+        for descriptor in spares { POSIX.closeDescriptor(descriptor) }
+    }
+
     /// Serves the listening socket again after an accept pause; tries again later when that fails too.
     private func resumeAccepting() async {
         guard let descriptor = state.withLock({ $0.isStopping ? nil : $0.listeningDescriptor }) else { return }
         do {
+            // Not while descriptors are this short: the accepts would take the last ones again.
+            guard fillSpareDescriptors() else { throw IOError(errnoCode: EMFILE, reason: "reserve of descriptors") }
             try await listen(adopting: descriptor)
             state.withLock { $0.acceptPaused = false }
         } catch {
+            releaseSpareDescriptors()
             group.next().scheduleTask(in: Self.acceptPause) { [self] in
                 Task { await self.resumeAccepting() }
             }

@@ -147,6 +147,12 @@ enum DaemonSystem {
         return [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode)
     }
 
+    /// Opens `/dev/null`, a descriptor held only to be given back when descriptors run out; `nil` when none is left.
+    static func openSpareDescriptor() -> Int32? {
+        let (descriptor, _) = POSIX.retrying { open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        return descriptor >= 0 ? descriptor : nil
+    }
+
     /// A duplicate of a descriptor, close-on-exec.
     static func duplicate(_ descriptor: Int32) throws(SystemCallError) -> Int32 {
         let (copy, code) = POSIX.retrying { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }
