@@ -9,8 +9,8 @@
 #
 # Paths: decode and encode of the shared ~1 MB file (../shared/bench, generated), `defaults read` of one key of
 # that 10,000-key domain on the files, `defaults write` of a changed value in a 50-key domain (the file replaced),
-# and the instructions prefsd spends per `get` request; and how many 64 KiB
-# regions of code `defaults read` of one key of a small domain runs.
+# and the instructions prefsd spends per `get` request; and how many 64 KiB regions of code `defaults read` of one
+# key of a small domain runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -583,36 +583,36 @@ final class ConnectionHandler: ChannelDuplexHandler {
             return
         }
         let maxFrameBytes = limits.maxFrameBytes
-        if isWholeBatch, let frame = conversions.wholeBatchFrame(subscription: id, filter: filter, origin: origin),
-            frame.readableBytes - 4 <= maxFrameBytes
-        {
-            writeOutbound(context: context)
-            context.write(wrapOutboundOut(frame), promise: nil)
-            pendingEventFlush = true
-            return
+        let frame: ByteBuffer
+        if isWholeBatch, let kept = conversions.wholeBatchFrame(subscription: id, filter: filter, origin: origin) {
+            frame = kept
+        } else {
+            // As the queue's dequeue does: a change that changes nothing is not sent.
+            let changed = changes.contains { $0.old == $0.new } ? changes.filter { $0.old != $0.new } : changes
+            guard !changed.isEmpty else { return }
+            let key = EventFrameCache.Key(subscription: id, filter: filter, changes: changed)
+            guard
+                let made = try? shared.eventFrames.frame(
+                    for: key,
+                    encode: { () throws(PrefsWireError) in
+                        let event: WireEvent =
+                            changed.count == 1
+                            ? .change(subscription: id, changed[0], origin: origin)
+                            : .batch(subscription: id, changed, origin: origin)
+                        return try WireFrame.encodePayload(event.dictionary, maxFrameBytes: maxFrameBytes)
+                    })
+            else {
+                pendingEventFlush = true
+                return
+            }
+            frame = made
+            if isWholeBatch { conversions.keepWholeBatchFrame(frame, subscription: id, filter: filter, origin: origin) }
         }
-        // As the queue's dequeue does: a change that changes nothing is not sent.
-        let changed = changes.contains { $0.old == $0.new } ? changes.filter { $0.old != $0.new } : changes
-        guard !changed.isEmpty else { return }
-        let key = EventFrameCache.Key(subscription: id, filter: filter, changes: changed)
-        if let frame = try? shared.eventFrames.frame(
-            for: key,
-            encode: { () throws(PrefsWireError) in
-                let event: WireEvent =
-                    changed.count == 1
-                    ? .change(subscription: id, changed[0], origin: origin)
-                    : .batch(subscription: id, changed, origin: origin)
-                return try WireFrame.encodePayload(event.dictionary, maxFrameBytes: maxFrameBytes)
-            }),
-            // Encoded for another connection, whose limit a reload may have left higher than this one's.
-            frame.readableBytes - 4 <= maxFrameBytes
-        {
+        // Encoded for another connection, whose limit a reload may have left higher than this one's.
+        if frame.readableBytes - 4 <= maxFrameBytes {
             // The shared frame is written as it is, after the frames gathered before it.
             writeOutbound(context: context)
             context.write(wrapOutboundOut(frame), promise: nil)
-            if isWholeBatch {
-                conversions.keepWholeBatchFrame(frame, subscription: id, filter: filter, origin: origin)
-            }
         }
         pendingEventFlush = true
     }

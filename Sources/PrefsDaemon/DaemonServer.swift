@@ -342,16 +342,18 @@ public final class DaemonServer: Service, Sendable {
     /// Serves the listening socket again after an accept pause; tries again later when that fails too.
     private func resumeAccepting() async {
         guard let descriptor = state.withLock({ $0.isStopping ? nil : $0.listeningDescriptor }) else { return }
-        do {
-            // Not while descriptors are this short: the accepts would take the last ones again.
-            guard fillSpareDescriptors() else { throw IOError(errnoCode: EMFILE, reason: "reserve of descriptors") }
-            try await listen(adopting: descriptor)
-            state.withLock { $0.acceptPaused = false }
-        } catch {
-            releaseSpareDescriptors()
-            group.next().scheduleTask(in: Self.acceptPause) { [self] in
-                Task { await self.resumeAccepting() }
+        // Not while descriptors are this short: the accepts would take the last ones again.
+        if fillSpareDescriptors() {
+            do {
+                try await listen(adopting: descriptor)
+                state.withLock { $0.acceptPaused = false }
+                return
+            } catch {
+                releaseSpareDescriptors()
             }
+        }
+        group.next().scheduleTask(in: Self.acceptPause) { [self] in
+            Task { await self.resumeAccepting() }
         }
     }
 

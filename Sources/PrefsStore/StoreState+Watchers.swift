@@ -23,9 +23,6 @@ extension StoreState {
         /// Whether no live observer is left.
         var isEmpty: Bool { entries.count == removedCount }
 
-        /// The live observers.
-        var count: Int { entries.count - removedCount }
-
         /// Adds an observer whose identifier is greater than every one added before.
         mutating func append(_ watcher: Watcher) {
             precondition(entries.last.map { $0.id < watcher.id } ?? true, "observer identifiers must grow")

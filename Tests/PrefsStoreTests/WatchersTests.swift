@@ -18,7 +18,7 @@ import Testing
         var watchers = Self.watchers(1...10)
         for id: UInt64 in [3, 5, 7] { watchers.remove(id: id) }
         #expect(Self.live(watchers) == [1, 2, 4, 6, 8, 9, 10])
-        #expect(watchers.count == 7)
+        #expect(Self.live(watchers).count == 7)
         #expect(watchers.entries.count == 10, "three of ten removed: kept as gaps")
         #expect(watchers.entries.filter { $0.watches("even") }.map(\.id) == [1, 2, 4, 6, 8, 9, 10])
         #expect(watchers.entries.filter { $0.watches("other") }.map(\.id) == [1, 9])
@@ -40,7 +40,7 @@ import Testing
         watchers.remove(id: 0)
         watchers.remove(id: 2)
         watchers.remove(id: 2)
-        #expect(watchers.count == 3)
+        #expect(Self.live(watchers).count == 3)
         #expect(Self.live(watchers) == [1, 3, 4])
     }
 
@@ -48,7 +48,6 @@ import Testing
         var watchers = Self.watchers(1...1000)
         for id in stride(from: UInt64(1000), through: 1, by: -1) { watchers.remove(id: id) }
         #expect(watchers.isEmpty)
-        #expect(watchers.count == 0)
         #expect(watchers.entries.count <= 1)
     }
 }
