@@ -55,7 +55,7 @@ package struct ArgumentReader {
 
     /// `-format <format>` right after the verb.
     mutating func formatOption() throws(DefaultsError) -> OutputFormat? {
-        guard peek() == Verb.formatOption.name else { return nil }
+        guard peek() == Verb.formatOptionName else { return nil }
         cursor += 1
         guard let name = next(), let format = OutputFormat(rawValue: name) else {
             throw .usage("-format takes openstep, xml, json or binary")

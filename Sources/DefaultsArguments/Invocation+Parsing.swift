@@ -2,8 +2,10 @@ import PrefsAccess
 import PrefsPlist
 
 extension Invocation {
-    /// The words that ask for help besides the `help` verb (an extension: macOS prints the usage text and fails).
-    static let helpOptions: Set<String> = ["--help", "-help", "-h"]
+    /// Whether `word` asks for help besides the `help` verb (an extension: macOS prints the usage text and fails).
+    static func isHelpOption(_ word: String) -> Bool {
+        word == "--help" || word == "-help" || word == "-h"
+    }
 
     /// Parses a command line as macOS `defaults` does: an optional `-currentHost` or `-host <name>`, a verb
     /// (matched without regard to case), then the verb's arguments.
@@ -28,13 +30,13 @@ extension Invocation {
             host = .any
         }
         guard let verbText = reader.next() else { throw .usage("a command is missing") }
-        if helpOptions.contains(verbText) { return Invocation(host: host, command: .help) }
-        guard let verb = Verb.named(verbText) else { throw .usage("unknown command '\(verbText)'") }
+        if isHelpOption(verbText) { return Invocation(host: host, command: .help) }
+        guard let verb = Verb.canonicalName(verbText) else { throw .usage("unknown command '\(verbText)'") }
         return Invocation(host: host, command: try parseArguments(of: verb, &reader))
     }
 
-    private static func parseArguments(of verb: Verb, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
-        switch verb.name {
+    private static func parseArguments(of verb: String, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+        switch verb {
         case "help":
             return .help
         case "printhostidentifier":
@@ -112,8 +114,8 @@ extension Invocation {
         }
     }
 
-    private static func parseExtension(_ verb: Verb, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
-        switch verb.name {
+    private static func parseExtension(_ verb: String, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+        switch verb {
         case "watch":
             if reader.isAtEnd { return .watch(nil, key: nil) }
             let domain = try reader.domain()
@@ -176,7 +178,7 @@ extension Invocation {
                 throw .usage("__complete takes domains, or keys and a domain")
             }
         default:
-            throw .usage("unknown command '\(verb.name)'")
+            throw .usage("unknown command '\(verb)'")
         }
     }
 }

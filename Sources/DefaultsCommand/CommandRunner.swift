@@ -99,9 +99,17 @@ struct CommandRunner: Sendable {
             return error.exitStatus
         }
         switch invocation.command {
-        case .watch, .fleet: break
+        case .watch, .fleet: return runConcurrently(invocation)
         default: return runSynchronously(invocation)
         }
+    }
+
+    /// Runs `watch` or `fleet`, which use Swift concurrency, and waits for it.
+    ///
+    /// Out of line so that the other commands do not pay for what starting a task needs (the compiler requests a
+    /// task's metadata at the entry of the function that starts it).
+    @inline(never)
+    private func runConcurrently(_ invocation: Invocation) -> Int32 {
         let status = Mutex<Int32>(0)
         let finished = SystemCalls.Semaphore()
         Task.detached { [self] in

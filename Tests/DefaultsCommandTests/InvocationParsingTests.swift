@@ -127,6 +127,25 @@ import Testing
         #expect(try parse(["import", "D"]).command == .importDomain(.name("D"), source: nil))
     }
 
+    /// The parser resolves verbs without the table (``Verb/canonicalName(_:)``); both must know the same verbs.
+    @Test(arguments: Verb.all)
+    func everyVerbOfTheTableParses(verb: Verb) throws {
+        for name in [verb.name] + verb.aliases {
+            #expect(Verb.canonicalName(name) == verb.name)
+            #expect(Verb.canonicalName(name.uppercased()) == verb.name)
+        }
+        // Past the verb, each fails (if at all) on its arguments, never as an unknown command.
+        #expect(usageReason([verb.name.uppercased()])?.contains("unknown command") != true)
+    }
+
+    @Test func onlyTheTablesVerbsAreNames() {
+        let known = Set(Verb.all.flatMap { [$0.name] + $0.aliases })
+        for word in ["nope", "reads", "-format", "", "writ", "délete"] {
+            #expect(!known.contains(word))
+            #expect(Verb.canonicalName(word) == nil)
+        }
+    }
+
     @Test func usageErrorsNameTheProblem() {
         #expect(usageReason([]) == "")
         #expect(usageReason(["nope"]) == "defaults: unknown command 'nope'\n")

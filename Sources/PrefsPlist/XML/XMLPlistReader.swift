@@ -138,14 +138,21 @@ extension XMLPlistReader {
         private let shift: Int
 
         init(dictionary: xmlDictPtr?) {
-            var interned: [(address: UInt, tag: Tag)] = []
-            for tag in Tag.allCases {
+            // Each tag's interned name as an address, 0 when the dictionary has none. (Two parallel arrays, not an
+            // array of pairs: the pair's array type would have its metadata made at run time, in every process.)
+            let allTags = Tag.allCases
+            var addresses = [UInt](repeating: 0, count: allTags.count)
+            var internedCount = 0
+            for (index, tag) in allTags.enumerated() {
                 let pointer = tag.name.withCString { name in
                     name.withMemoryRebound(to: xmlChar.self, capacity: tag.name.utf8.count + 1) {
                         xmlDictLookup(dictionary, $0, -1)
                     }
                 }
-                if let pointer { interned.append((UInt(bitPattern: pointer), tag)) }
+                if let pointer {
+                    addresses[index] = UInt(bitPattern: pointer)
+                    internedCount += 1
+                }
             }
             // The names sit a few bytes apart in the dictionary's pool; some shift spreads them over
             // distinct slots. Should none, every name is looked up by its text instead.
@@ -154,11 +161,13 @@ extension XMLPlistReader {
             var chosenShift = 0
             for shift in 0..<24 {
                 var occupied: UInt64 = 0
-                for (address, _) in interned { occupied |= 1 << UInt64(Self.slot(of: address, shift: shift)) }
-                guard occupied.nonzeroBitCount == interned.count else { continue }
-                for (address, tag) in interned {
+                for address in addresses where address != 0 {
+                    occupied |= 1 << UInt64(Self.slot(of: address, shift: shift))
+                }
+                guard occupied.nonzeroBitCount == internedCount else { continue }
+                for (index, address) in addresses.enumerated() where address != 0 {
                     names[Self.slot(of: address, shift: shift)] = address
-                    tags[Self.slot(of: address, shift: shift)] = tag
+                    tags[Self.slot(of: address, shift: shift)] = allTags[index]
                 }
                 chosenShift = shift
                 break
