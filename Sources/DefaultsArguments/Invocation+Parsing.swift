@@ -35,7 +35,9 @@ extension Invocation {
         return Invocation(host: host, command: try parseArguments(of: verb, &reader))
     }
 
-    private static func parseArguments(of verb: String, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+    private static func parseArguments(
+        of verb: String, _ reader: inout ArgumentReader
+    ) throws(DefaultsError) -> Command {
         switch verb {
         case "help":
             return .help
@@ -114,7 +116,9 @@ extension Invocation {
         }
     }
 
-    private static func parseExtension(_ verb: String, _ reader: inout ArgumentReader) throws(DefaultsError) -> Command {
+    private static func parseExtension(
+        _ verb: String, _ reader: inout ArgumentReader
+    ) throws(DefaultsError) -> Command {
         switch verb {
         case "watch":
             if reader.isAtEnd { return .watch(nil, key: nil) }

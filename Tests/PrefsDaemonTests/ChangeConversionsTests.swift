@@ -56,7 +56,8 @@ struct ChangeConversionsTests {
         #expect(conversions.wholeBatchFrame(subscription: 2, filter: filter, origin: origin) == nil)
         let otherKeys = WireSubscriptionFilter(.domain(WireDomain("com.example.app")), keys: .all)
         #expect(conversions.wholeBatchFrame(subscription: 1, filter: otherKeys, origin: origin) == nil)
-        #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: WireOrigin(.client, pid: 6)) == nil)
+        let otherOrigin = WireOrigin(.client, pid: 6)
+        #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: otherOrigin) == nil)
         _ = conversions.convert([Self.event("a", 2, sequence: 2)])
         #expect(conversions.wholeBatchFrame(subscription: 1, filter: filter, origin: origin) == nil)
     }
