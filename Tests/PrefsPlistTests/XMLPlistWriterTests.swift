@@ -192,6 +192,22 @@ struct XMLPlistWriterLayoutTests {
         #expect(lines.count == (200 + 11) / 12)
     }
 
+    @Test func byteClassTableFollowsItsRule() {
+        let table = XMLPlistWriter.byteClasses
+        #expect(table.utf8CodeUnitCount == 256)
+        for byte in 0..<min(256, table.utf8CodeUnitCount) {
+            let expected: UInt8 =
+                switch byte {
+                case 0x09, 0x0A: 0
+                case 0x0D, 0x26, 0x3C, 0x3E: 1
+                case 0x00..<0x20: 2
+                case 0xEF: 3
+                default: 0
+                }
+            #expect(table.utf8Start[byte] == UInt8(ascii: "0") + expected, "byte 0x\(String(byte, radix: 16))")
+        }
+    }
+
     @Test("keys sort by Unicode scalar value, not by String's canonical order")
     func keysSortByScalars() throws {
         let value: PlistValue = ["b": 1, "a\u{30A}": 2, "Z": 3, "ä": 4, "\u{FF21}": 5, "😀": 6, "": 7, "z": 8]

@@ -65,6 +65,17 @@ enum XMLPlistWriter {
         }
     }
 
+    /// Per byte, as the digit at its position: 0 copy as is, 1 escape (`\r`, `&`, `<`, `>`), 2 refuse (a
+    /// control character XML 1.0 cannot hold: below 0x20 but tab and newline), 3 lead byte of a three-byte
+    /// sequence that might be U+FFFE or U+FFFF (0xEF). Text in the executable, so no process builds the table
+    /// at run time; the writer's tests check it against that rule.
+    static let byteClasses: StaticString = """
+        2222222220022122222222222222222200000010000000000000000000001010\
+        0000000000000000000000000000000000000000000000000000000000000000\
+        0000000000000000000000000000000000000000000000000000000000000000\
+        0000000000000000000000000000000000000000000000030000000000000000
+        """
+
     private struct Writer {
         var output: OutputBuffer
 
@@ -177,55 +188,42 @@ enum XMLPlistWriter {
 
         // MARK: Scalars
 
-        /// Per byte: 0 copy as is, 1 escape, 2 refuse (a control character XML 1.0 cannot hold), 3 lead
-        /// byte of a three-byte sequence that might be U+FFFE or U+FFFF.
-        private static let byteClass: [UInt8] = (0...255).map { byte in
-            switch byte {
-            case 0x09, 0x0A: 0
-            case 0x0D, 0x26, 0x3C, 0x3E: 1
-            case 0x00..<0x20: 2
-            case 0xEF: 3
-            default: 0
-            }
-        }
-
         private mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) throws {
             var runStart = 0
             var index = 0
             let count = text.count
-            try Self.byteClass.withUnsafeBufferPointer { byteClass in
-                while index < count {
-                    let byte = text[index]
-                    let kind = byteClass[Int(byte)]
-                    if kind == 0 {
-                        index += 1
-                        continue
-                    }
-                    if kind == 3 {
-                        // U+FFFE and U+FFFF are EF BF BE / EF BF BF in UTF-8.
-                        if index + 2 < count, text[index + 1] == 0xBF, text[index + 2] & 0xFE == 0xBE {
-                            let scalar = text[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
-                            throw Failure(reason: "the string holds \(scalar), which XML 1.0 cannot hold")
-                        }
-                        index += 1
-                        continue
-                    }
-                    if kind == 2 {
-                        let hex = String(byte, radix: 16, uppercase: true)
-                        throw Failure(
-                            reason: "the string holds the control character U+\(hex.count == 1 ? "000" : "00")\(hex), "
-                                + "which XML 1.0 cannot hold")
-                    }
-                    output.append(UnsafeBufferPointer(rebasing: text[runStart..<index]))
-                    switch byte {
-                    case UInt8(ascii: "&"): output.append("&amp;")
-                    case UInt8(ascii: "<"): output.append("&lt;")
-                    case UInt8(ascii: ">"): output.append("&gt;")
-                    default: output.append("&#13;")
+            let byteClasses = XMLPlistWriter.byteClasses.utf8Start
+            while index < count {
+                let byte = text[index]
+                let kind = byteClasses[Int(byte)] &- UInt8(ascii: "0")
+                if kind == 0 {
+                    index += 1
+                    continue
+                }
+                if kind == 3 {
+                    // U+FFFE and U+FFFF are EF BF BE / EF BF BF in UTF-8.
+                    if index + 2 < count, text[index + 1] == 0xBF, text[index + 2] & 0xFE == 0xBE {
+                        let scalar = text[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
+                        throw Failure(reason: "the string holds \(scalar), which XML 1.0 cannot hold")
                     }
                     index += 1
-                    runStart = index
+                    continue
                 }
+                if kind == 2 {
+                    let hex = String(byte, radix: 16, uppercase: true)
+                    throw Failure(
+                        reason: "the string holds the control character U+\(hex.count == 1 ? "000" : "00")\(hex), "
+                            + "which XML 1.0 cannot hold")
+                }
+                output.append(UnsafeBufferPointer(rebasing: text[runStart..<index]))
+                switch byte {
+                case UInt8(ascii: "&"): output.append("&amp;")
+                case UInt8(ascii: "<"): output.append("&lt;")
+                case UInt8(ascii: ">"): output.append("&gt;")
+                default: output.append("&#13;")
+                }
+                index += 1
+                runStart = index
             }
             output.append(UnsafeBufferPointer(rebasing: text[runStart..<count]))
         }
