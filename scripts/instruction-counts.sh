@@ -8,9 +8,9 @@
 #   BIN_DIR    the release executables (default: what `make build` produces)
 #
 # Paths: decode and encode of the shared ~1 MB file (../shared/bench, generated), `defaults read` of one key of
-# that 10,000-key domain on the files, `defaults write` of a changed value in a 50-key domain (the file replaced),
-# and the instructions prefsd spends per `get` request; and how many 64 KiB regions of code `defaults read` of one
-# key of a small domain runs.
+# that 10,000-key domain on the files, `defaults read` of one key and `defaults write` of a changed value (the file
+# replaced) in a 50-key domain, and the instructions prefsd spends per `get` request; and how many 64 KiB regions of
+# code `defaults read` of one key of the 50-key domain runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -107,6 +107,8 @@ for i in $(seq 1 50); do PREFERENCES_DAEMON=off "$bin/defaults" write com.exampl
 # A write that replaces the file of that 50-key domain (the value differs from the stored one): read, update, XML
 # encode, the durable replacement.
 measured[defaults-write-changed-value]=$(PREFERENCES_DAEMON=off count "$bin/defaults" write com.example.Small Key7 dark)
+# A one-shot read of one key of that domain: mostly the process's start, the argument parsing and the XML parse.
+measured[defaults-read-key-small]=$(PREFERENCES_DAEMON=off count "$bin/defaults" read com.example.Small Key7)
 valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/read.callgrind" \
     "$bin/defaults" read com.example.Small Key7 >/dev/null 2>&1
 scripts/callgrind-functions.py "$work/read.callgrind" >"$work/read.functions"
@@ -125,7 +127,8 @@ REGIONS
 )
 
 names=(plutil-lint-xml plutil-lint-binary plutil-convert-xml-to-binary plutil-convert-binary-to-xml
-    defaults-read-key-files defaults-write-changed-value prefsd-get-request defaults-read-key-code-regions)
+    defaults-read-key-files defaults-read-key-small defaults-write-changed-value prefsd-get-request
+    defaults-read-key-code-regions)
 declare -A tolerance=([defaults-read-key-code-regions]=25)
 
 if [ "$update" = 1 ]; then
