@@ -322,21 +322,20 @@ public final class DaemonServer: Service, Sendable {
         // The last two only showed that there is room beyond the reserve.
         POSIX.closeDescriptor(opened.removeLast())
         POSIX.closeDescriptor(opened.removeLast())
-        let previous = state.withLock { state in
-            defer { state.spareDescriptors = opened }
-            return state.spareDescriptors
-        }
-        for descriptor in previous { POSIX.closeDescriptor(descriptor) }
+        replaceSpareDescriptors(with: opened)
         return true
     }
 
     /// Closes the reserve of descriptors, so that the process has some while accepting is paused.
     private func releaseSpareDescriptors() {
-        let spares = state.withLock { state in
-            defer { state.spareDescriptors = [] }
-            return state.spareDescriptors
-        }
-        for descriptor in spares { POSIX.closeDescriptor(descriptor) }
+        replaceSpareDescriptors(with: [])
+    }
+
+    /// Makes `descriptors` the reserve and closes the one it replaces.
+    private func replaceSpareDescriptors(with descriptors: [Int32]) {
+        var previous = descriptors
+        state.withLock { swap(&$0.spareDescriptors, &previous) }
+        for descriptor in previous { POSIX.closeDescriptor(descriptor) }
     }
 
     /// Serves the listening socket again after an accept pause; tries again later when that fails too.
