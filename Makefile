@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The two commands a new user needs: `make run` and `make test`. Both install missing Debian
 # packages first (scripts/install-deps.sh), so they work on a fresh Debian 12 with Swift 6.3.
 

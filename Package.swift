@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 // `defaults` and `plutil` are fully static in release builds on Linux: no dynamic loader and no shared library, so they

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 // Benchmarks, kept out of the product's package graph. Run with `make bench` (see docs/BENCHMARKS.md).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Whole-process benchmark: `defaults read`/`write` against `dconf read`/`write` (Debian dconf-cli), measured in one
 # run with hyperfine, each tool on its own private store: defaults on files in a temporary PREFERENCES_HOME, dconf
 # through dconf-service on a private D-Bus session bus.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harnesses and runs each one for a number of executions (default 1,000,000); `make fuzz` runs
 # them all, `make fuzz-smoke` (part of `make test`) runs each one briefly.
 # Readers are seeded from ../shared/corpus when it is there (read in place, never copied into the repo); the other

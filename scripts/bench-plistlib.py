@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python plistlib peer on the shared ~1 MB input: load and dump, XML and binary.
 
 usage: bench-plistlib.py <dir with big.xml and big.bin>           prints the median time and MB/s of each

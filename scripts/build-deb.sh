@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Debian package of Preferences for Linux with dpkg-deb, from the release executables.
 #
 #   scripts/build-deb.sh [OUTDIR]           (`make deb`; default OUTDIR .build/deb; prints the .deb's path)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the release executables the way they are installed and packaged, and copies them into one directory.
 #
 #   scripts/build-release.sh [OUTDIR]        (default .build/dist/bin; prints OUTDIR on standard output)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints the functions named in callgrind output files, each once, in the order callgrind first meets them.
 
 usage: scripts/callgrind-functions.py CALLGRIND_OUT...   (made with --demangle=no, so the names are the symbols)

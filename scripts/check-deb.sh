@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the Debian package's contents, as `make test` does after `make deb`: every expected path is there with
 # its mode, the executables run, defaults and plutil are fully static, the units name /usr/bin, the maintainer
 # scripts and control fields are right, and lintian reports no error. Prints one line per check; exits 1 when one

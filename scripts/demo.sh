@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job until the daemon exists: plutil on a sample property list, step by step.
 # usage: scripts/demo.sh <bin-dir>
 set -euo pipefail

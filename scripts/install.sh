@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the release build: the executables, the systemd user units and the shipped domains.
 #
 #   scripts/install.sh [PREFIX]          (the lead wires it as `make install PREFIX=…`; default /usr/local)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Counts the instructions of the hot paths with callgrind and compares them with the committed thresholds
 # (Benchmarks/Thresholds/instructions.tsv): a path that grows by more than 10 % fails, naming the path and both
 # counts. Instruction counts do not move with the machine's load, so this is safe to run beside other work.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make run`: starts prefsd in the foreground on the default paths and says how to talk to it.
 # usage: scripts/run-prefsd.sh <bin-dir>
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Proof under a real systemd: boots a minimal Debian 12 root with its own systemd as PID 1, installs the package,
 # and checks prefsd as a socket-activated user service of a real user manager. Opt-in (`make test-system`), needs
 # root, takes minutes; not part of `make test` or CI.

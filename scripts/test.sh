@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make test`: every check of the repository, in a foreground and niced lanes beside it, so that two cores stay busy.
 #
 # Foreground, in order: the debug build with the tests, the test suite, then the racing-process proofs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Rewrites scripts/symbol-order.txt: the functions the release executables run for their common commands, in the
 # order callgrind first meets them, then the data objects those commands load or store. The release build
 # (scripts/build-release.sh) hands the list to the linker, which lays them out together, so that a command touches a

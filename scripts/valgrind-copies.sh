@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts that run the release executables under valgrind (instruction-counts.sh,
 # update-symbol-order.sh), with `bin` naming the directory of the executables. Makes `work`, a temporary directory
 # removed on exit, together with the prefsd whose process identifier the script keeps in `daemon_pid`; copies the

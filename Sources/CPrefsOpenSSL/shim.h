@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef CPREFS_OPENSSL_SHIM_H
 #define CPREFS_OPENSSL_SHIM_H
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef CPREFS_XML2_SHIM_H
 #define CPREFS_XML2_SHIM_H
 

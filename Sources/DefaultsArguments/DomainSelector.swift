@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A domain as the command line names it.
 package enum DomainSelector: Sendable, Hashable {
     /// `-g`, `-globalDomain`, `NSGlobalDomain` or `Apple Global Domain`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which host's by-host files a command uses: `-currentHost`, `-host <name>`, or none.
 package enum HostSelector: Sendable, Hashable {
     /// No host option: the user's plain domain files.

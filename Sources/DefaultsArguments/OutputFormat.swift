@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// A machine-readable format for `read -format` and `export -format` (an extension).

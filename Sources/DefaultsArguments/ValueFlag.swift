@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One typed value flag of `write` (`-int`, `-array`, …) as data, for the help text, the manual and completions.
 package struct ValueFlag: Sendable {
     /// The names that select it: `-int` and `-integer`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The strict readings of `-date` and `-float`: a date that names a real instant, a finite double.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Turns `write` arguments into property-list values, as macOS `defaults` does.

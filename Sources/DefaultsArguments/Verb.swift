@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One command of `defaults` as data: its names, the synopsis lines of the help text, the manual's paragraph, and
 /// what each argument is, so that the help text, the shell completions and the manual page come from one table
 /// (``Verb/all``).

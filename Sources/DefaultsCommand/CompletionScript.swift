@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
 
 /// Shell completion scripts for bash, zsh and fish, generated from ``Verb/all`` and ``ValueFlag/all``.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The `defaults` command line: macOS `defaults(1)` for Preferences for Linux, with `watch`, `explain`, `-format`,
 /// key paths, batch writes, shell completions and a manual page on top.
 ///

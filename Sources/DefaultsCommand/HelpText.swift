@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
 
 /// The help text, generated from ``Verb/all`` and ``ValueFlag/all``: macOS's usage text (for the verbs and value

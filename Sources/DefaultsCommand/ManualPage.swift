@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
 
 /// The manual page, defaults(1), in roff (`man` macros), generated from ``Verb/all`` and ``ValueFlag/all``.

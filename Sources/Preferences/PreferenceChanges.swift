@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 /// The effective values of one key as they change, from ``Preferences/changes(for:bufferLimit:)``: an

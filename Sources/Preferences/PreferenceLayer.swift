@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 /// One layer of a search list, as ``PreferenceSource`` names it.

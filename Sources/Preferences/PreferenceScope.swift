@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 /// Where a persistent domain's values come from: the user's files, this machine's, or the administrator's and

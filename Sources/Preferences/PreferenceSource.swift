@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 /// Where a key's effective value comes from (``Preferences/source(forKey:)``): the layer and file that supply it,

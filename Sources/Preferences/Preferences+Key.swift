@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension Preferences {
     /// A typed key: its name, its type and the value it has when no layer holds it.
     ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 // Observation of effective values: what a read of the key would return changes, whichever layer and whichever

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 public import FoundationEssentials
 
 // The getters of the `UserDefaults` surface. Each looks the key up in the search list (first hit wins) and reads the

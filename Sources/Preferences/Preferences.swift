@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 @_exported public import PrefsPlist
 import PrefsStore
 import Synchronization

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 /// Keeps a callback observation alive (``Preferences/observe(_:handler:)``): the handler is called until

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
 
 /// Whether the user's preferences go through `prefsd` or to the files directly: one meaning for `defaults` and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 /// What a command reads first, when it knows: a connection made to prefsd then sends that read with its `hello`, so

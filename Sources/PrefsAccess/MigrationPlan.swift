@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// What adopting another program's values for a domain does to the domain here, key by key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// Watches the listening channel for accepts that fail because descriptors or memory ran out, and hands them to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsWire
 
 /// What a new connection is held to: the limits and timeouts in force when it was accepted. A reload of the

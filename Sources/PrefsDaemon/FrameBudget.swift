@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// The bytes of frames that have begun to arrive but are not complete, counted across every connection of a

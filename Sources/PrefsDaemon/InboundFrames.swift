@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// What ``WireFrameChannelDecoder`` hands the connection handler for one read: every whole frame that arrived, as

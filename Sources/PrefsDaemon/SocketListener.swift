@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
 
 /// The daemon's own socket (when systemd did not pass one): its directory checked or created 0700, a lock file

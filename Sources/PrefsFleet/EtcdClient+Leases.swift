@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// A lease etcd granted: keys put with it (``EtcdClient/put(_:value:lease:)``) go when it expires or is revoked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A user name and password for etcd's authentication (`/v3/auth/authenticate`), with the reading of a password
 /// file that prefsd's `FleetPasswordFile` and `defaults fleet`'s `PREFERENCES_FLEET_PASSWORD_FILE` share.
 package struct EtcdCredentials: Sendable, Equatable, CustomStringConvertible {

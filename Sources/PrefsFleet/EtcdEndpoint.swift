@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One etcd member's client URL, as `http://host:port`, `https://host:port` (TLS, docs/FLEET.md, "Transport") or
 /// `host:port` (plain HTTP).
 package struct EtcdEndpoint: Sendable, Hashable, CustomStringConvertible {

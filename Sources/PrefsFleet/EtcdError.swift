@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A failure talking to etcd or a refusal by it, with a message naming the endpoint, key or revision concerned.
 package struct EtcdError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
 
 /// Reads the files the etcd client is configured with (a password, TLS certificates and keys), with the checks they

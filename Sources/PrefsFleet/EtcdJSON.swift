@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The JSON gateway's conventions: 64-bit integers are strings, bytes are base64, absent means zero or empty.

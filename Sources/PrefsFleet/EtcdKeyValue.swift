@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// One key of etcd as a range read or a watch event carries it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The files TLS to etcd uses (docs/FLEET.md, "Transport"): prefsd's `FleetCAFile`, `FleetCertificateFile` and
 /// `FleetKeyFile`, and `defaults fleet`'s `PREFERENCES_FLEET_CA_FILE`, `PREFERENCES_FLEET_CERTIFICATE_FILE` and
 /// `PREFERENCES_FLEET_KEY_FILE`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An OpenSSL client context (`SSL_CTX`) built from an ``EtcdTLSConfiguration``: the trusted CAs and the client
 /// certificate, loaded once and shared by every connection of the clients that use it.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A managed value from etcd that the cache refused, and why; the last good version of its domain stays in force.
 package struct FleetRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The etcd key.

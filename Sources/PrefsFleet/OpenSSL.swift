@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 internal import CPrefsOpenSSL
 
 /// Every call into OpenSSL (the system's libssl and libcrypto, OpenSSL 3) that this module makes: the client context

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// One roaming user domain as etcd holds it: every key with its value (or a tombstone when it was removed), when it

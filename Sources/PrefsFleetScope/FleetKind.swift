@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Whether a managed domain is enforced or a default the user may override.
 package enum FleetKind: String, Sendable, Hashable, CaseIterable {
     /// The user cannot override it (`objectIsForced` is true).

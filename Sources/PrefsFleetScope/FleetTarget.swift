@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which hosts a managed domain applies to: every host, a named group, or one machine.
 package enum FleetTarget: Sendable, Hashable, CustomStringConvertible {
     /// Every host of the fleet.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension DefaultsWriteFuzzTarget {
     /// Inputs to start fuzzing from: the domain's values and a command line, NUL-separated, covering every typed
     /// flag, the `-add` forms, key paths, batches, OpenStep and XML values and a whole-domain representation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The failure of a fuzz target's check: a crash with a message, so that libFuzzer saves the input.
 ///
 /// `fatalError` rather than `precondition`: an optimized build drops a precondition's message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The fuzz target of ``PlistKeyPath``: parsing, and reading, setting and removing through a value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A file read whole, or found too large to read.
 package struct FileContents: Sendable {
     /// The file's bytes; `nil` when the file is larger than the caller accepts (it was not read whole).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What `stat` says about a file: its kind, owner, mode, and what tells one version of it from another.
 package struct FileStatus: Sendable, Hashable {
     /// The kinds of file the modules tell apart.

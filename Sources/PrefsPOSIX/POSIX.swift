@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The POSIX calls several modules make, once: each retries `EINTR` and reads `errno` right after the call that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The one naming scheme of temp files written next to the file they replace: `.<name>.tmp-<pid>-<random>`.
 ///
 /// The pid tells whose temp file it is: the store recognises its own renames among inotify events and removes the

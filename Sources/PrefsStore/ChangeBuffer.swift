@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// The queue behind a ``ChangeStream``: bounded by merging events per key once the consumer falls behind.

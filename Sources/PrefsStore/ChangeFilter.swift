@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which changes an observer receives: a domain's, one key's, or the effective values of a search list.
 public struct ChangeFilter: Hashable, Sendable, CustomStringConvertible {
     enum Target: Hashable, Sendable {

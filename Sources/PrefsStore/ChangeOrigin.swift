@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Who made a change.
 public enum ChangeOrigin: Hashable, Sendable, CustomStringConvertible {
     /// This process, through this store.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The changes matching a filter as an `AsyncSequence`, from ``PreferencesStore/changes(_:bufferLimit:)``.
 ///
 /// Meant for one consumer. It ends when the consuming task is cancelled or ``cancel()`` is called.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A point on the continuous clock, held as the time since the process's first use of it.
 ///
 /// `ContinuousClock.Instant` is resilient (its layout is known only at run time), so a struct holding one gets its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One persistent domain: a name in a scope, which together name exactly one file.
 public struct DomainID: Hashable, Sendable, CustomStringConvertible {
     /// The domain's name.

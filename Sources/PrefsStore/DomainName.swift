@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A validated preferences domain name, such as `com.example.Editor`.
 ///
 /// A name is 1–216 bytes of `A–Z a–z 0–9 . _ -`, does not start with `.`, and never contains `..`,

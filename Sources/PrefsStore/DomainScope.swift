@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where a domain's file lives, and whether the store may write it.
 public enum DomainScope: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// The user's domain: `<prefs>/<domain>.plist`. Writable.

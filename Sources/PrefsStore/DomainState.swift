@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// What the store knows of one loaded domain: its file as last read or written, this process's changes not yet

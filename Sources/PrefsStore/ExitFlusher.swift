@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Writes every live store's pending changes when the process exits normally (`exit`, or return from `main`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What tells one version of a file from another without reading it: device, inode, size and modification time.
 ///
 /// The store writes by renaming a new file into place, so each of its writes has a new inode; an editor that

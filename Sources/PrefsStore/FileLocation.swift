@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A file as a directory and a name inside it: the store creates temp files, renames and syncs within one directory.
 struct FileLocation: Hashable, Sendable {
     /// The directory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Where a fleet-managed value came from: the etcd key that holds its domain and that key's revision.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One layer of a search list: a persistent domain, or one of the two volatile, in-process layers.
 public enum Layer: Hashable, Sendable, CustomStringConvertible {
     /// A domain backed by a file (user, by-host, system, forced or shipped).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Keeps an observation alive: the handler is called until ``cancel()`` or until the token is released.

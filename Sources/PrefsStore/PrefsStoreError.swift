@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The error every operation of `PrefsStore` throws.
 ///
 /// It says what went wrong (``code``), in a sentence naming the domain, key or file involved

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The answer to "where does this value come from?": the winning layer, what it shadows, and what was skipped.

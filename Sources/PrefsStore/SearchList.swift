@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The layers an application's lookups walk, highest priority first; the first layer holding a key wins.
 ///
 /// For domain `A` with suites `S…` the order is (DESIGN §3):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How a ``PreferencesStore`` behaves: flush delay, limits, file watching, and where diagnostics go.
 public struct StoreConfiguration: Sendable {
     /// How long after a change its domain is written: changes within one delay share one write. Default 1 s.

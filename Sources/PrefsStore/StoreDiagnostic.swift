@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
 
 /// Something the store noticed and could not report through a return value: a corrupt file it skipped or set

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Bounds on what one domain may hold, enforced when a value is set and when a file is read or written.
 ///
 /// A refused `set` throws ``PrefsStoreError`` with code `.limitExceeded` and a message that names the limit.

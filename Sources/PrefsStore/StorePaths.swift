@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
 
 /// Every directory the store reads and writes, and the machine id that names by-host files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// A domain's (or view's) values with the sequence number of the last change they include.

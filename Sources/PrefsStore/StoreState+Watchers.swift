@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension StoreState {
     /// An observer's identifier and the one key it watches (`nil`: every key).
     struct Watcher {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Everything a ``PreferencesStore`` holds in memory, guarded by one lock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An observation with the values it starts from: no change falls between the snapshot and the first event.
 public struct Subscription: Sendable {
     /// Keeps the observation alive; release or cancel it to stop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Logging
 
 /// One log entry as the fields `JournalLogHandler` hands to `sd_journal_sendv(3)`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Logging
 
 /// The one-line text `JournalLogHandler` writes to standard error outside systemd.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The listening sockets systemd passed to a socket-activated daemon (`sd_listen_fds(3)`).
 ///
 /// With `prefsd.socket` systemd creates and binds the socket itself, starts `prefsd.service` on the first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
 
 /// Tells the service manager about the daemon's state through `sd_notify(3)`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The error the framing layer throws: a byte stream that is not a valid sequence of frames, or a message that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The domain name of a connection's previous request, reused while its requests name the same domain: a run of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsStore
 
 // The one mapping between the store's domains and the protocol's, used by the daemon and by its clients.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// How a request addresses one domain: its name, whether it is the by-host variant, and which layer.

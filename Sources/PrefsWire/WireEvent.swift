@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// A message the server sends without being asked: subscription events, and the notice that it is closing the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The bounded queue of subscription changes waiting to be written to one connection.
 ///
 /// A server enqueues every change its store reports for a connection's subscriptions and writes what

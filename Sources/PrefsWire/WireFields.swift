@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Reads the fields of one message dictionary strictly: each accessor checks presence and type, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// One of the most frequent requests, read straight from a frame's payload: `get`, `set` of a boolean, an integer, a

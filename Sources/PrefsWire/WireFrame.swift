@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The framing of the protocol: a 4-byte big-endian payload length, then the payload, one binary property list

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Splits a byte stream into frames and decodes each one: feed it chunks of any size as they arrive, then take

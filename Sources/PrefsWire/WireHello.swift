@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The parameters of `hello`, the first request on every connection: the range of protocol versions the client

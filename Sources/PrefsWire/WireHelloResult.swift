@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The result of `hello`: the negotiated version, the server's name, and its limits.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The search-list layer a value came from, in `getEffective` provenance (DESIGN §3, first hit wins, in this
 /// order).
 public enum WireLayer: String, Sendable, Hashable, CaseIterable {

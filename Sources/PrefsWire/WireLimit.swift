@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The name of one limit a server enforces, as `hello` reports it and as `limitExceeded` errors name it.
 public enum WireLimit: String, Sendable, Hashable, CaseIterable {
     /// The largest frame payload, in bytes, in either direction.

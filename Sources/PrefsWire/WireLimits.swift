@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The limits a server enforces; `hello` reports them, and the frame decoder applies the frame limits.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Constants of the protocol as a whole.
 public enum WireProtocol {
     /// The newest protocol version this module speaks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The answer of `getEffective`: the value the search list resolves a key to, where it came from, what it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The search list of an application, as `getEffective` and effective subscriptions name it: the app domain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Anything a client reads from the server: a reply (it has `id`) or an event (it has `event`).

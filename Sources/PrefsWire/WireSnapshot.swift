@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The values a subscription watches at one moment, with the sequence number of every domain they were read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the daemon's socket is, by the rule of `docs/PROTOCOL.md` (Connecting) and DESIGN §2.
 ///
 /// `$PREFSD_SOCKET` when set; else `$XDG_RUNTIME_DIR/prefsd/socket`; without `XDG_RUNTIME_DIR`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// Where a value comes from: the layer, the domain, and the file when there is one.

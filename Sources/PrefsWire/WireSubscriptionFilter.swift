@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// What a subscription watches: one domain, or the effective values of an application's search list; in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 
 /// The `plutil -p` text: a readable, not re-parseable, view of a property list, as macOS prints it.

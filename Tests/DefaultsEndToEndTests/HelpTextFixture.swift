@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The help text `defaults help` prints, which usage errors print to standard output.
 let helpText = """
     Command line interface to a user's defaults.

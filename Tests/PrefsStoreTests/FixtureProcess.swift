@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A running `PrefsStoreFixture` process, started with `posix_spawn`, with pipes to its standard input and output.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Sets keys through prefsd without asking for synchronize, so that the changes are acknowledged but, with a long
 FlushDelay, not yet on disk: scripts/test-system.sh then checks that stopping prefsd (or logging out) writes them.
 `defaults write` cannot serve here, because it synchronizes before it exits.

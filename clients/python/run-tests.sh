@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Tests the Python client package against the real prefsd and defaults of a build.
 # usage: clients/python/run-tests.sh <bin-dir> [unittest options, e.g. -k restart]
 #        (<bin-dir>: "$(swift build --show-bin-path)"; `make test` runs it)

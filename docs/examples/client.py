@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A minimal prefsd client (docs/PROTOCOL.md): hello, then set and get one key. Usage: client.py [domain key value]"""
 import os, plistlib, socket, struct, sys
 

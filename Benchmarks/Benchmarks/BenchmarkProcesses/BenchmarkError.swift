@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A benchmark that cannot go on, and why.
 public struct BenchmarkError: Error, CustomStringConvertible {
     /// What went wrong.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Starts a program that runs beside a benchmark (a daemon, a peer server), its standard output discarded.

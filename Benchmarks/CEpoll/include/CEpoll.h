@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epoll for the benchmarks' receivers: Swift's Glibc module does not include <sys/epoll.h>.
 #ifndef C_EPOLL_H
 #define C_EPOLL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads, in place, a binary property list whose top object is a small dictionary of scalars: the fast path for
 /// the daemon's requests (`get`, `set` of a scalar, `remove`), whose frames are such documents.
 ///

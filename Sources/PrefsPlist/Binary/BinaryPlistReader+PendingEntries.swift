@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension BinaryPlistReader.ObjectDecoder {
     /// The entries of a dictionary being decoded, moved into a ``PlistDictionary`` once all are read.
     ///

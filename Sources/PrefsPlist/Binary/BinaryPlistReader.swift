@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads Apple's binary property-list format (`bplist00`) the way CoreFoundation's
 /// `CFBinaryPList.c` does.
 ///

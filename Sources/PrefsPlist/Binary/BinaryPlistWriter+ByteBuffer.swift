@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension BinaryPlistWriter {
     /// A growable run of bytes that the writer fills through raw pointers: one capacity check per
     /// object instead of one per byte, and no copy-on-write checks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension BinaryPlistWriter {
     /// The longest marker: the marker byte, an integer marker and 8 bytes of count.
     static let maximumMarkerLength = 10

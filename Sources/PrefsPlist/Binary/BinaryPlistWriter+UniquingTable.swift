@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension BinaryPlistWriter {
     /// An open-addressing hash set of scalar objects, keyed by the hash of each object's encoding.
     ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes Apple's binary property-list format (`bplist00`) with the same layout as CPython's
 /// `plistlib` (`_BinaryPlistWriter`, `sort_keys=True`).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A standard-library type that `PlistEncoder` and `PlistDecoder` store as one plist scalar:
 /// `Bool`, `String`, `Double`, `Float` and the integers of every width.
 ///

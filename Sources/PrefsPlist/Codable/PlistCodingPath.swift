@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where a value sits inside the value being encoded, decoded or written, as a list linked towards
 /// the root.
 ///

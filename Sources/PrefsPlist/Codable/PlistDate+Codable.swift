@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `PlistDate` is `Codable` so that Codable models can hold one; ``PlistEncoder`` and
 /// ``PlistDecoder`` store it as a plist date (it is ``PlistRepresentable``) and never call these.
 /// Other coders see its seconds since 2001-01-01, as Foundation's `Date` encodes itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads a Codable keyed container from a plist dictionary.
 ///
 /// A missing key, the string `$null` or the binary format's `null` is `nil` to `decodeNil(forKey:)`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Decodes `Decodable` values from native property-list values.
 ///
 /// The mirror of ``PlistEncoder``: a keyed container reads a plist dictionary, an unkeyed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `PlistDictionary` is `Codable` so that `PlistValue` is; other coders see a keyed container with one
 /// key per entry, so keys stay exact wherever the coder keeps them apart.
 extension PlistDictionary: Codable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A container or encoder handed out before it is filled: a nested container, or the encoder from
 /// `superEncoder()`. Its parent keeps a reference and reads it when the parent finishes.
 enum PlistPendingEncoding {

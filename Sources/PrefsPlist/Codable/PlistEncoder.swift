@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Encodes `Encodable` values as native property-list values.
 ///
 /// A keyed container becomes a plist dictionary, an unkeyed container an array, and a single

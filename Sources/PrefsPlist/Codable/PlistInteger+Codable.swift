@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `PlistInteger` is `Codable` so that Codable models can hold one; ``PlistEncoder`` and
 /// ``PlistDecoder`` store it as a plist integer (it is ``PlistRepresentable``) and never call these.
 extension PlistInteger: Codable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A type stored as a native plist value rather than through its Codable form.
 ///
 /// ``PlistEncoder`` and ``PlistDecoder`` check every value for this conformance before they fall

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `PlistValue` is `Codable` so that Codable models can hold one; ``PlistEncoder`` and
 /// ``PlistDecoder`` store it natively (it is ``PlistRepresentable``) and never call these.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How ``PlistEncoder`` and ``PlistDecoder`` stand in for the `nil` that property lists cannot hold,
 /// and which top-level values they call fragments; both as Foundation's property-list coders do.
 extension PlistValue {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads JSON text (RFC 8259, strictly) into a property-list value, as `plutil` converts JSON.
 ///
 /// Objects become dictionaries (a repeated key keeps its last value), arrays arrays, strings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes a property-list value as JSON, as macOS `plutil -convert json` does.
 ///
 /// Output is UTF-8 without a byte-order mark or trailing newline. Dictionary keys are sorted by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Standard base64 (RFC 4648, with padding), as XML `<data>` and GNUstep `<[…]>` use it.
 public enum Base64 {
     private static let alphabet: [UInt8] = Array(

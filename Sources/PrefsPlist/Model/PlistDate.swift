@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A point in time as property lists store it: seconds since 2001-01-01 00:00:00 UTC.
 ///
 /// This is CoreFoundation's `CFAbsoluteTime`. The binary format stores the same `Double`, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A property-list dictionary: string keys compared byte for byte, each with a value.
 ///
 /// It reads like `PlistDictionary` (subscripts, `keys`, `values`, literals, iteration over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension PlistError.Position {
     /// The 1-based line and column of a byte offset in UTF-8 text. Lines end at LF, CR LF or CR; columns count
     /// Unicode scalars. Readers compute it only when they report an error, so scanning never tracks lines.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The error every reader, writer and coder in `PrefsPlist` throws.
 ///
 /// It says what went wrong (``code``), in words that name the problem (``message``), where in the

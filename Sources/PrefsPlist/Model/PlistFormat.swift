@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The serialisations a property list can take.
 public enum PlistFormat: String, Sendable, Hashable, CaseIterable {
     /// Apple's XML property list (`xml1`).

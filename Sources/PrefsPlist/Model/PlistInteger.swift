@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A property-list integer: any value in `Int64.min ... UInt64.max`, kept exact.
 ///
 /// Apple's formats store integers as signed 64-bit values, and unsigned values of 2^63 and above

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A dictionary key compared byte for byte, as Apple's property lists, CPython and GNUstep compare keys.
 ///
 /// Swift's `String` compares by canonical equivalence: "é" (U+00E9) and "e" followed by U+0301 are equal

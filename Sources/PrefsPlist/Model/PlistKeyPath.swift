@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A path into nested property-list values: `Window.Frame.0`.
 ///
 /// Components are separated by `.`; `\.` is a dot inside a key and `\\` a backslash (a backslash before any

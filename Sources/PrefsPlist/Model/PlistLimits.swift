@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Bounds every reader enforces, so hostile input fails fast with an error naming the limit.
 public struct PlistLimits: Sendable, Hashable {
     /// The largest input accepted, in bytes.

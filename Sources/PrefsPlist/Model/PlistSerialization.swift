@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads and writes property lists in every supported format.
 ///
 /// Reading detects the format from the bytes: binary `bplist0?`, XML (UTF-8/16/32, with or without a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A property-list value: the data model shared by every reader, writer and layer above them.
 ///
 /// Property lists hold strings, integers, reals, booleans, dates, data, arrays, dictionaries with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Comparison of bytes in memory, a word at a time (the generic `elementsEqual` goes byte by byte through the
 /// collection protocols: about ten times the instructions for a short key).
 package enum RawBytes {

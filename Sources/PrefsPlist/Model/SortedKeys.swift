@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A dictionary's entries in the Unicode scalar order of their keys, as Python sorts `str` and CoreFoundation orders
 /// the keys it writes: the order of the binary and XML writers.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Detects the Unicode encoding of a text property list from its byte-order mark or first bytes.
 ///
 /// XML and OpenStep files may be UTF-8, UTF-16 or UTF-32, with or without a byte-order mark;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The NeXTSTEP 8-bit character set, which OpenStep text uses for octal escapes (`\351` is `é`).
 ///
 /// Bytes below 0x80 are ASCII. The upper half follows Unicode's `NEXTSTEP.TXT` mapping, the table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension OpenStepPlistReader.Parser {
     /// Reads what starts with `<`: hex data, a GNUstep typed value `<*…>` or GNUstep base64 `<[…]>`.
     mutating func parseAngleBracketValue() throws -> PlistValue {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension OpenStepPlistReader.Parser {
     /// Bit `n` is set when ASCII byte `n` (0–63) may appear in an unquoted string: `$ - . / 0-9 :`.
     private static let unquotedLowBits: UInt64 = 0x07FF_E010_0000_0000

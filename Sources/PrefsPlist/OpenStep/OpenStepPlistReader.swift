@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads OpenStep ("old-style ASCII") property lists and `.strings` files.
 ///
 /// The grammar is CoreFoundation's (`CFOldStylePList.c`): `{ key = value; }` dictionaries,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes OpenStep ("old-style ASCII") property-list text that CoreFoundation and
 /// ``OpenStepPlistReader`` read back.
 ///

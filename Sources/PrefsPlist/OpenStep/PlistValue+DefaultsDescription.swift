@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension PlistValue {
     /// The text macOS `defaults read` prints for this value, byte for byte (without the final
     /// newline the command adds).

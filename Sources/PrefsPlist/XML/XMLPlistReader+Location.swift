@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension XMLPlistReader {
     /// Finds line and column positions in the source for error messages.
     ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension XMLPlistReader {
     /// A dictionary's keys and values, moved out of the reader's stacks one pair at a time.
     ///

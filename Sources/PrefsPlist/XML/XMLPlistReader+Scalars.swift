@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension XMLPlistReader {
     /// Parses the text of `<integer>` and `<real>` as CoreFoundation does, straight from UTF-8 bytes.
     enum ScalarParser {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension XMLPlistReader {
     /// The text of the scalar element being read (`<key>`, `<string>`, `<integer>`, …), reused from one
     /// element to the next.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension XMLPlistReader {
     /// A stack that holds the children of every open container, moved in and moved out.
     ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 internal import CPrefsXML2
 
 /// Reads XML property lists with libxml2's SAX2 interface, following CoreFoundation's rules.

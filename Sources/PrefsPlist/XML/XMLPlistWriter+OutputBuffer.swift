@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension XMLPlistWriter {
     /// A growable byte buffer written through a pointer, so appending a tag is a few stores rather
     /// than an `Array` call with its uniqueness and capacity checks. The owner calls ``deallocate()``.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes XML property lists byte for byte as Apple's tools and CPython's `plistlib` lay them out.
 ///
 /// The header and DOCTYPE, the root at column 0, one tab per nesting level, `<true/>`, empty

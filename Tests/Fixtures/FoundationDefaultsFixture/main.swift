@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes and reads settings with the real Foundation `UserDefaults`, so that the tests of `defaults migrate` and
 // `Preferences(…migratingFrom:)` adopt files Foundation itself wrote (into `$XDG_CONFIG_HOME`, as it does on Linux).
 //

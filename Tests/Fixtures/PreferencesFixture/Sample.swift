@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Preferences
 
 /// The classic `NSUserDefaults` sample, ported line by line; docs/PREFERENCES.md shows these exact lines, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small program the Preferences tests run as separate processes, in the environment they give it
 // (PREFERENCES_HOME, PREFERENCES_SYSTEM_DIR, PREFERENCES_DOMAINS_DIR).
 //

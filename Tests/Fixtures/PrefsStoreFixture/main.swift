@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small command-line program the PrefsStore tests run as separate processes.
 //
 //   PrefsStoreFixture set <prefs-dir> <domain> <key> <value> [--sync] [--delay-ms N]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Runs an executable built by this package (`plutil`, `defaults`, `prefsd`, fixtures) and captures its output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Frames written byte by byte, for what the project's own writer will not produce: values nested deeper than any
 /// recursion could walk, integers wider than 64 bits.
 public enum HandBuiltFrame {

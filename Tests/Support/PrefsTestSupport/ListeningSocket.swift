@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Waiting for a Unix socket that another process binds, such as `systemd-socket-activate`'s.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs the real prefsd (and defaults) from the debug build for the tests, each in a temporary home.
 
 The bin directory comes from $PREFSD_BIN_DIR (run-tests.sh sets it from its argument); the repository's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The asyncio client against the real prefsd: operations, errors, subscriptions, and a restart."""
 
 import asyncio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Values written from Python read back by the Swift `defaults` command, and the other way round, with their
 types preserved."""
 

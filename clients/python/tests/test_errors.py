@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Refusals, client-side limits, and malformed frames in both directions."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every operation of the protocol against the real prefsd."""
 
 import datetime

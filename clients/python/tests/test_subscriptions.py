@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Subscriptions: snapshot then events with sequence numbers, interleaved with replies, and surviving a
 restart of prefsd."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A Python client for prefsd, the Preferences daemon (docs/PROTOCOL.md of Preferences for Linux).
 
 Pure Python (``plistlib`` and ``socket``), no dependency::

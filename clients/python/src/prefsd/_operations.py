@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The operations of the protocol as methods, shared by the blocking and the asyncio client.
 
 Each method builds a :class:`~prefsd.protocol.Request` (checking its arguments and the client-side limits) and

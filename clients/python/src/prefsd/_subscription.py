@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a subscription holds, independent of how its connection is read: the request that starts it, the
 events not yet taken, the sequence numbers that tell stale changes apart, and the watched values."""
 

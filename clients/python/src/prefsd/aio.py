@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The asyncio client: the same operations as :class:`prefsd.Client`, awaited, and subscriptions as
 asynchronous iterators.
 

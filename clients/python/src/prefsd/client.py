@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The blocking client: one connection to prefsd, shared by requests and subscriptions, safe to use from
 several threads.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The exceptions of the prefsd client.
 
 Every exception the package raises on purpose derives from :class:`PrefsdError`. Errors the daemon reports

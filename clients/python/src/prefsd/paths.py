@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where prefsd's socket is, by the rule of docs/PROTOCOL.md ("Connecting")."""
 
 from __future__ import annotations

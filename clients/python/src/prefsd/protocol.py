@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The messages of the prefsd protocol: requests built from Python arguments, and replies and events read
 strictly (docs/PROTOCOL.md, "Messages": a missing, mistyped or unknown field is an error, on both sides).
 

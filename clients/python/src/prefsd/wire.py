@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Framing, limits and property-list values of the prefsd protocol (docs/PROTOCOL.md, "Framing" and "Limits").
 
 This module does no I/O: :func:`encode_frame` turns a message into the bytes of a frame, :class:`FrameDecoder`
