@@ -12,7 +12,9 @@
 # - the release executables (scripts/build-release.sh, in their own build directory, since the foreground holds
 #   .build's lock, and without debug information, which the package strips anyway), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
 #   the Debian package built from those executables and its contents checked;
-# - every fuzz harness built with AddressSanitizer and run for FUZZ_SMOKE_RUNS executions.
+# - every fuzz harness built with AddressSanitizer and run for FUZZ_SMOKE_RUNS executions;
+# - a downstream package that depends on this one by URL and uses `Preferences`, built in a temporary directory
+#   (scripts/test-downstream.sh): what it compiles and links, and that it runs.
 # The foreground leaves part of a core idle most of the time (a build's serial steps, tests that wait on processes
 # and sockets); the background takes only that while the foreground runs, so it does not slow the tests.
 #
@@ -76,8 +78,13 @@ fuzz_lane='
     FUZZ_SEED=1 FUZZ_CONFIGURATION=debug FUZZ_TIMEOUT=120 Fuzz/run.sh '"${FUZZ_SMOKE_RUNS:-2000}"'
     echo "== fuzz smoke: $((SECONDS - start)) s"
 '
+downstream_lane='
+    set -euo pipefail
+    SWIFT='"$swift"' scripts/test-downstream.sh
+'
 start_lane release "$release_lane"
 start_lane fuzz "$fuzz_lane"
+start_lane downstream "$downstream_lane"
 
 total=$SECONDS
 step "debug build" "$swift" build --build-tests
@@ -99,7 +106,7 @@ cat "$logs/proofs.log"
 echo "== racing-process proofs: $((SECONDS - proofs_start)) s"
 
 # The lanes' results, in a fixed order; the first that failed fails the run.
-for lane in python release fuzz; do
+for lane in python release fuzz downstream; do
     waited=$SECONDS
     status=0
     wait "${lanes[$lane]}" || status=$?
