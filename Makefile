@@ -29,14 +29,16 @@ demo: build
 install: deps
 	@SWIFT=$(SWIFT) scripts/install.sh "$(PREFIX)"
 
-# The Debian package, in .build/deb (docs/PACKAGING.md).
+# The Debian packages (preferences, python3-preferences), built from debian/ by dpkg-buildpackage from the release
+# executables of `make build`, in .build/deb with their .changes (docs/PACKAGING.md).
 deb: deps
 	@SWIFT=$(SWIFT) scripts/build-deb.sh
 
-# The package's contents checked: paths, static executables, units, maintainer scripts, lintian. Compressed with
-# gzip -1, which takes seconds where xz takes most of a minute; `make deb` keeps xz.
+# The packages' contents checked: paths, linking, alternatives, units, maintainer scripts, the Python module, lintian.
+# Compressed with gzip -1, which takes seconds where xz takes minutes; `make deb` keeps xz.
 test-deb: deps
-	@scripts/check-deb.sh "$$(SWIFT=$(SWIFT) DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh)"
+	@BIN_DIR="$(BIN_DIR)" scripts/check-deb.sh \
+		"$$(SWIFT=$(SWIFT) PREFERENCES_DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh)"
 
 # Instructions of the hot paths of the release executables (callgrind) against Benchmarks/Thresholds: a path more
 # than 10 % above its threshold fails (scripts/instruction-counts.sh; --update after an intended change).
@@ -47,7 +49,8 @@ instruction-counts: build
 # its own systemd as PID 1, prefsd checked as a socket-activated user service (docs/SYSTEMD.md).
 test-system: deps
 	@scripts/install-deps.sh --system
-	@SWIFT=$(SWIFT) scripts/test-system.sh "$$(SWIFT=$(SWIFT) scripts/build-deb.sh)"
+	@SWIFT=$(SWIFT) scripts/test-system.sh \
+		"$$(SWIFT=$(SWIFT) PREFERENCES_DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh)"
 
 # Everything (scripts/test.sh): the debug build, the tests, then the racing-process proofs with the documentation
 # built beside them; in lanes at the lowest priority, so that they take the CPU the tests leave idle, the Python client

@@ -1,122 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the Debian package of Preferences for Linux with dpkg-deb, from the release executables.
+# Builds the Debian packages of Preferences for Linux (preferences, python3-preferences) from debian/ with
+# dpkg-buildpackage, and copies them with their .changes and .buildinfo to OUTDIR.
 #
-#   scripts/build-deb.sh [OUTDIR]           (`make deb`; default OUTDIR .build/deb; prints the .deb's path)
+#   scripts/build-deb.sh [OUTDIR]           (`make deb`; default OUTDIR .build/deb; prints the .changes' path)
 #
-# The executables come from scripts/build-release.sh (defaults and plutil fully static, prefsd with the Swift
-# runtime static and libsystemd dynamic); BIN_DIR=<dir> uses executables built already. The version is prefsd's
-# (`prefsd --version`, PrefsDaemonVersion in Sources/PrefsDaemon), the one place it is kept, with the Debian
-# revision DEB_REVISION (default 1) for changes of the packaging alone: 1.0.0-1. The maintainer is
-# $DEBFULLNAME <$DEBEMAIL>, else git's user.name <user.email>. File dates are the last commit's
-# (SOURCE_DATE_EPOCH), so the same commit gives the same package. DEB_COMPRESSION sets dpkg-deb's compression
-# (default -Zxz -z6; `make test` uses the faster -Zxz -z1). What goes where, and why: docs/PACKAGING.md.
+# The executables come from scripts/build-release.sh, run in this tree so that its release build is reused (BIN_DIR=
+# <dir> takes executables built already); debian/rules gets them as PREFERENCES_PREBUILT_BIN and does not build them
+# again. dpkg-buildpackage runs in a copy of the source tree (the files git tracks or would track, as they are in the
+# working tree, without .build): its leftovers stay out of the working tree, and its results out of the parent
+# directory, where dpkg-buildpackage writes them. PREFERENCES_DEB_COMPRESSION sets dpkg-deb's compression (default
+# xz -6; `make test` uses the faster -Zgzip -z1). What goes where, and why: docs/PACKAGING.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 outdir="${1:-.build/deb}"
-package=preferences
-for tool in dpkg-deb dpkg-shlibdeps gzip strip; do
-    command -v "$tool" >/dev/null || { echo "error: $tool is missing (apt-get install dpkg-dev binutils)" >&2; exit 1; }
+for tool in dpkg-buildpackage dh dh_python3 dh_bash-completion; do
+    command -v "$tool" >/dev/null || { echo "error: $tool is missing; run scripts/install-deps.sh" >&2; exit 1; }
 done
 
 bin="${BIN_DIR:-$(scripts/build-release.sh)}"
 for tool in defaults plutil prefsd; do
     [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing or not executable" >&2; exit 1; }
 done
-
-upstream_version="$("$bin/prefsd" --version | sed -n 's/^prefsd \([0-9][0-9A-Za-z.+~]*\)$/\1/p')"
-[ -n "$upstream_version" ] || { echo "error: cannot read the version from '$bin/prefsd --version'" >&2; exit 1; }
-revision="${DEB_REVISION:-1}"
-[[ "$revision" =~ ^[0-9A-Za-z.+~]+$ ]] || { echo "error: DEB_REVISION '$revision' is not a Debian revision" >&2; exit 1; }
-version="$upstream_version-$revision"
-arch="$(dpkg --print-architecture)"
-maintainer_name="${DEBFULLNAME:-$(git config user.name || true)}"
-maintainer_email="${DEBEMAIL:-$(git config user.email || true)}"
-if [ -z "$maintainer_name" ] || [ -z "$maintainer_email" ]; then
-    echo "error: set DEBFULLNAME and DEBEMAIL (or git's user.name and user.email) for the Maintainer field" >&2
-    exit 1
-fi
-export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
+bin="$(cd "$bin" && pwd)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/build-deb.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-root="$work/root"
-doc="$root/usr/share/doc/$package"
-install -d -m 755 "$root/DEBIAN" "$root/usr/bin" "$root/usr/lib/systemd/user" "$root/usr/lib/systemd/user-preset" \
-    "$root/usr/share/preferences/domains" "$root/usr/share/man/man1" "$root/usr/share/man/man8" \
-    "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
-    "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/lintian/overrides" "$doc"
+source_dir="$work/preferences"
+mkdir "$source_dir"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    # Tracked and untracked files that .gitignore does not exclude; not those deleted in the working tree.
+    git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' path; do [ -e "$path" ] && printf '%s\0' "$path"; done |
+        tar --null --no-recursion -T - -cf - | tar -C "$source_dir" -xf -
+else
+    tar --exclude=./.build -cf - . | tar -C "$source_dir" -xf -
+fi
 
-# Executables, without symbols (as dh_strip does; Swift's reflection metadata is in allocated sections and stays).
-for tool in defaults plutil prefsd; do
-    install -m 755 "$bin/$tool" "$root/usr/bin/$tool"
-    strip --remove-section=.comment --remove-section=.note --strip-unneeded "$root/usr/bin/$tool"
-done
+echo "Building the Debian packages with dpkg-buildpackage -us -uc -b, executables from $bin" >&2
+(cd "$source_dir" && PREFERENCES_PREBUILT_BIN="$bin" dpkg-buildpackage -us -uc -b) >&2 ||
+    { echo "error: dpkg-buildpackage failed (its output is above)" >&2; exit 1; }
 
-# systemd user units, with the binary's directory filled in, and the preset that enables the socket for every user.
-install -m 644 systemd/prefsd.socket "$root/usr/lib/systemd/user/prefsd.socket"
-sed 's|@BINDIR@|/usr/bin|g' systemd/prefsd.service > "$root/usr/lib/systemd/user/prefsd.service"
-chmod 644 "$root/usr/lib/systemd/user/prefsd.service"
-install -m 644 packaging/debian/80-preferences.preset "$root/usr/lib/systemd/user-preset/80-preferences.preset"
-
-# The shipped domains, dot files included (.GlobalPreferences.plist).
-for domain in Domains/*.plist Domains/.*.plist; do
-    [ -e "$domain" ] || continue
-    install -m 644 "$domain" "$root/usr/share/preferences/domains/$(basename "$domain")"
-done
-
-# Manual pages: defaults(1) is generated by the command itself; plutil(1) and prefsd(8) are written by hand.
-"$bin/defaults" man > "$work/defaults.1"
-for page in "$work/defaults.1:man1" packaging/man/plutil.1:man1 packaging/man/prefsd.8:man8; do
-    gzip -9nc "${page%%:*}" > "$root/usr/share/man/${page##*:}/$(basename "${page%%:*}").gz"
-done
-
-# Shell completions, generated by defaults from the same table as its help.
-"$bin/defaults" completion bash > "$root/usr/share/bash-completion/completions/defaults"
-"$bin/defaults" completion zsh > "$root/usr/share/zsh/vendor-completions/_defaults"
-"$bin/defaults" completion fish > "$root/usr/share/fish/vendor_completions.d/defaults.fish"
-
-# copyright, changelog.Debian (one entry for this version, dated by the last commit) and lintian's overrides.
-install -m 644 packaging/debian/copyright "$doc/copyright"
-{
-    echo "$package ($version) unstable; urgency=medium"
-    echo
-    echo "  * Package of Preferences for Linux $upstream_version, built from commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
-    echo
-    echo " -- $maintainer_name <$maintainer_email>  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
-} > "$work/changelog.Debian"
-gzip -9nc "$work/changelog.Debian" > "$doc/changelog.Debian.gz"
-install -m 644 packaging/debian/lintian-overrides "$root/usr/share/lintian/overrides/$package"
-find "$root/usr" -type f -exec chmod go-w {} +
-
-# Maintainer scripts.
-for script in postinst prerm postrm; do
-    install -m 755 "packaging/debian/$script" "$root/DEBIAN/$script"
-done
-
-# Depends: the shared libraries prefsd links (libsystemd0, libxml2, libssl3, libc6), with the versions their symbols
-# need, as dpkg-shlibdeps computes them; init-system-helpers for deb-systemd-helper --user (1.52 or later).
-mkdir -p "$work/source/debian"
-printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" > "$work/source/debian/control"
-shlibs="$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/prefsd" | sed -n 's/^shlibs:Depends=//p')"
-[ -n "$shlibs" ] || { echo "error: dpkg-shlibdeps found no shared library dependency for prefsd" >&2; exit 1; }
-depends="$shlibs, init-system-helpers (>= 1.52)"
-# Static-Built-Using: the Debian sources whose code the static executables contain (docs/PACKAGING.md).
-static_built_using="$(dpkg-query -W -f='${source:Package} (= ${source:Version})\n' \
-    libc6-dev libstdc++-12-dev libxml2-dev libicu-dev zlib1g-dev liblzma-dev libssl-dev |
-    sort -u | paste -sd, | sed 's/,/, /g')"
-
-installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)"
-sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer_name <$maintainer_email>|" \
-    -e "s|@INSTALLED_SIZE@|$installed_size|" -e "s|@DEPENDS@|$depends|" \
-    -e "s|@STATIC_BUILT_USING@|$static_built_using|" packaging/debian/control.in > "$root/DEBIAN/control"
-(cd "$root" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
-chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
-
-find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+changes=("$work"/preferences_*.changes)
+[ -f "${changes[0]}" ] || { echo "error: dpkg-buildpackage made no .changes in $work" >&2; exit 1; }
 mkdir -p "$outdir"
-deb="$outdir/${package}_${version}_${arch}.deb"
-read -r -a compression <<< "${DEB_COMPRESSION:--Zxz -z6}"
-dpkg-deb --root-owner-group "${compression[@]}" --build "$root" "$deb" >&2
-echo "$deb"
+# The files of an earlier build, whatever its version, would be mistaken for this one's.
+rm -f "$outdir"/preferences_* "$outdir"/preferences-dbgsym_* "$outdir"/python3-preferences_*
+for file in "$work"/*.deb "$work"/*.ddeb "$work"/*.changes "$work"/*.buildinfo; do
+    [ -e "$file" ] && cp "$file" "$outdir/"
+done
+echo "$outdir/$(basename "${changes[0]}")"

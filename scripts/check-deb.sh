@@ -1,39 +1,57 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Checks the Debian package's contents, as `make test` does after `make deb`: every expected path is there with
-# its mode, the executables run, defaults and plutil are fully static, the units name /usr/bin, the maintainer
-# scripts and control fields are right, and lintian reports no error. Prints one line per check; exits 1 when one
+# Checks the Debian packages of one build, as `make test` does after building them: every expected path is there
+# with its mode, the executables run from the extracted package, they link libxml2 and the rest shared and the Swift
+# runtime statically, defaults and plutil are registered as alternatives (no file at /usr/bin/defaults or
+# /usr/bin/plutil), the units name /usr/bin/prefsd, the maintainer scripts enable, stop and purge prefsd.socket, the
+# Python module imports, and lintian reports no error on the .changes. Prints one line per check; exits 1 when one
 # fails.
 #
-#   scripts/check-deb.sh DEB
+#   scripts/check-deb.sh CHANGES            (the .changes that scripts/build-deb.sh prints)
+#
+# BIN_DIR=<dir>, the executables the packages were built from: when it holds defaults-fleet, the package must too.
 set -euo pipefail
 
-deb="${1:?usage: scripts/check-deb.sh DEB}"
-[ -f "$deb" ] || { echo "error: no package at $deb" >&2; exit 1; }
-for tool in dpkg-deb file ldd lintian; do
+# defaults and plutil link libxml2, OpenSSL and glibc shared (Package.swift): 1 fails a fully static one. 0 accepts
+# one still linked fully static, as release builds were until that change.
+require_dynamic=0
+
+changes="${1:?usage: scripts/check-deb.sh CHANGES}"
+[ -f "$changes" ] || { echo "error: no .changes at $changes" >&2; exit 1; }
+for tool in dpkg-deb file ldd lintian readelf python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is missing; run scripts/install-deps.sh" >&2; exit 1; }
+done
+dir="$(dirname "$changes")"
+version="$(sed -n 's/^Version: //p' "$changes")"
+arch="$(dpkg --print-architecture)"
+deb="$dir/preferences_${version}_${arch}.deb"
+python_deb="$dir/python3-preferences_${version}_all.deb"
+for package in "$deb" "$python_deb"; do
+    [ -f "$package" ] || { echo "error: $package (named by $changes) is missing" >&2; exit 1; }
 done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-deb.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 dpkg-deb -R "$deb" "$work/root"
+dpkg-deb -R "$python_deb" "$work/python"
 root="$work/root"
+libexec="usr/libexec/preferences"
 failures=0
 pass() { printf 'PASS  %s\n' "$*"; }
 fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
 
-# Paths and modes, as dpkg would install them (owner root:root for every entry: --root-owner-group).
+# Paths and modes, as dpkg would install them (owner root:root for every entry).
 expected=(
-    "-rwxr-xr-x usr/bin/defaults"
-    "-rwxr-xr-x usr/bin/plutil"
     "-rwxr-xr-x usr/bin/prefsd"
+    "-rwxr-xr-x $libexec/defaults"
+    "-rwxr-xr-x $libexec/plutil"
     "-rw-r--r-- usr/lib/systemd/user/prefsd.service"
     "-rw-r--r-- usr/lib/systemd/user/prefsd.socket"
     "-rw-r--r-- usr/lib/systemd/user-preset/80-preferences.preset"
     "-rw-r--r-- usr/share/preferences/domains/prefsd.plist"
     "-rw-r--r-- usr/share/preferences/domains/.GlobalPreferences.plist"
-    "-rw-r--r-- usr/share/man/man1/defaults.1.gz"
-    "-rw-r--r-- usr/share/man/man1/plutil.1.gz"
+    "-rw-r--r-- usr/share/man/man1/defaults.preferences.1.gz"
+    "-rw-r--r-- usr/share/man/man1/plutil.preferences.1.gz"
     "-rw-r--r-- usr/share/man/man8/prefsd.8.gz"
     "-rw-r--r-- usr/share/bash-completion/completions/defaults"
     "-rw-r--r-- usr/share/zsh/vendor-completions/_defaults"
@@ -42,6 +60,13 @@ expected=(
     "-rw-r--r-- usr/share/doc/preferences/changelog.Debian.gz"
     "-rw-r--r-- usr/share/lintian/overrides/preferences"
 )
+tools=(prefsd defaults plutil)
+if [ -n "${BIN_DIR:-}" ] && [ -x "$BIN_DIR/defaults-fleet" ]; then
+    expected+=("-rwxr-xr-x $libexec/defaults-fleet")
+fi
+if [ -e "$root/$libexec/defaults-fleet" ]; then
+    tools+=(defaults-fleet)
+fi
 listing="$(dpkg-deb -c "$deb")"
 missing=()
 for entry in "${expected[@]}"; do
@@ -54,6 +79,9 @@ if [ ${#missing[@]} -eq 0 ]; then
 else
     fail "missing or with the wrong mode or owner: ${missing[*]}"
 fi
+for path in usr/bin/defaults usr/bin/plutil usr/share/man/man1/defaults.1.gz usr/share/man/man1/plutil.1.gz; do
+    [ ! -e "$root/$path" ] || fail "/$path is a file of the package; it must be the alternatives' link"
+done
 for domain in Domains/*.plist Domains/.*.plist; do
     [ -e "$domain" ] || continue
     cmp -s "$domain" "$root/usr/share/preferences/domains/$(basename "$domain")" ||
@@ -61,38 +89,49 @@ for domain in Domains/*.plist Domains/.*.plist; do
 done
 
 # The executables run, from the extracted package.
-version="$("$root/usr/bin/prefsd" --version 2>&1 || true)"
-control_version="$(dpkg-deb -f "$deb" Version)"
-if [ "$version" = "prefsd ${control_version%-*}" ]; then
-    pass "prefsd --version: $version (the package's Version: $control_version)"
+prefsd_version="$("$root/usr/bin/prefsd" --version 2>&1 | head -n1 || true)"
+if [ "$prefsd_version" = "prefsd ${version%-*}" ]; then
+    pass "prefsd --version: $prefsd_version (the package's Version: $version)"
 else
-    fail "prefsd --version printed '$version'; the package's Version is $control_version"
+    fail "prefsd --version printed '$prefsd_version'; the package's Version is $version"
 fi
-if "$root/usr/bin/defaults" help 2>&1 | grep -q "^Command line interface to a user's defaults"; then
+if "$root/$libexec/defaults" help 2>&1 | grep -q "^Command line interface to a user's defaults"; then
     pass "defaults help prints its usage"
 else
-    fail "defaults help: $("$root/usr/bin/defaults" help 2>&1 | head -n1)"
+    fail "defaults help: $("$root/$libexec/defaults" help 2>&1 | head -n1)"
 fi
-if "$root/usr/bin/plutil" -help 2>&1 | grep -q "^usage: plutil"; then
+if "$root/$libexec/plutil" -help 2>&1 | grep -q "^usage: plutil"; then
     pass "plutil -help prints its usage"
 else
-    fail "plutil -help: $("$root/usr/bin/plutil" -help 2>&1 | head -n1)"
+    fail "plutil -help: $("$root/$libexec/plutil" -help 2>&1 | head -n1)"
 fi
 printf '{ Answer = 42; }' > "$work/sample.plist"
-if [ "$("$root/usr/bin/plutil" -extract Answer raw -o - "$work/sample.plist" 2>&1)" = 42 ]; then
-    pass "plutil reads a property list (libxml2, ICU and zlib linked in)"
+if [ "$("$root/$libexec/plutil" -extract Answer raw -o - "$work/sample.plist" 2>&1)" = 42 ]; then
+    pass "plutil reads a property list"
 else
-    fail "plutil -extract on an OpenStep file: $("$root/usr/bin/plutil" -extract Answer raw -o - "$work/sample.plist" 2>&1)"
+    fail "plutil -extract on an OpenStep file: $("$root/$libexec/plutil" -extract Answer raw -o - "$work/sample.plist" 2>&1)"
+fi
+if [ -e "$root/$libexec/defaults-fleet" ]; then
+    # defaults runs the defaults-fleet beside its own executable.
+    if "$root/$libexec/defaults" fleet help >/dev/null 2>&1; then
+        pass "defaults fleet help runs $libexec/defaults-fleet"
+    else
+        fail "defaults fleet help: $("$root/$libexec/defaults" fleet help 2>&1 | head -n1)"
+    fi
 fi
 
-# defaults and plutil are fully static; prefsd links only shared libraries the package depends on.
-for tool in defaults plutil; do
-    description="$(file -b "$root/usr/bin/$tool")"
-    loader="$(ldd "$root/usr/bin/$tool" 2>&1 || true)"
-    if [[ "$description" == *"statically linked"* ]] && [[ "$loader" == *"not a dynamic executable"* ]]; then
-        pass "$tool is fully static (file: ${description%%,*}, …statically linked; ldd: $(echo "$loader" | xargs))"
+# Linking: libxml2 (and the rest of C) shared, named in Depends; the Swift runtime static, so no libswift*.so.
+for tool in "${tools[@]}"; do
+    path="$root/usr/bin/$tool"
+    [ -e "$path" ] || path="$root/$libexec/$tool"
+    needed="$(readelf -d "$path" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')"
+    if [ -z "$needed" ] && [ "$tool" != prefsd ] && [ "$require_dynamic" = 0 ]; then
+        pass "$tool is fully static (accepted while require_dynamic=0 in scripts/check-deb.sh)"
+    elif [[ " $needed " == *" libxml2.so.2 "* || "$tool" == defaults-fleet ]] && [[ "$needed" != *libswift* ]] &&
+        [[ "$(ldd "$path" 2>&1)" != *"not found"* ]]; then
+        pass "$tool links shared: $needed"
     else
-        fail "$tool is not fully static: file says '$description', ldd says '$loader'"
+        fail "$tool: NEEDED '${needed:-none: statically linked}' (libxml2.so.2 expected, no libswift*); ldd: $(ldd "$path" 2>&1 | grep 'not found' | xargs)"
     fi
 done
 depends="$(dpkg-deb -f "$deb" Depends)"
@@ -102,12 +141,24 @@ if [[ "$depends" == *libsystemd0* ]] && [[ "$depends" == *libxml2* ]] && [[ "$de
 else
     fail "Depends lacks libsystemd0, libxml2, libssl3, libc6 or init-system-helpers: $depends"
 fi
-unresolved="$(ldd "$root/usr/bin/prefsd" | grep -E "not found|libswift" || true)"
-if [ -z "$unresolved" ]; then
-    pass "prefsd links the Swift runtime statically: $(ldd "$root/usr/bin/prefsd" | awk '{print $1}' | paste -sd' ')"
+conflicts="$(dpkg-deb -f "$deb" Conflicts Breaks Replaces)"
+if [ -z "$conflicts" ]; then
+    pass "no Conflicts, Breaks or Replaces (gnustep-base-runtime can stay installed)"
 else
-    fail "prefsd: $unresolved"
+    fail "the package declares: $conflicts"
 fi
+
+# The alternatives: /usr/bin/defaults and /usr/bin/plutil with their manual pages as slaves, removed on removal.
+for tool in defaults plutil; do
+    install_line="update-alternatives --install /usr/bin/$tool $tool /$libexec/$tool "
+    slave="--slave /usr/share/man/man1/$tool.1.gz $tool.1.gz /usr/share/man/man1/$tool.preferences.1.gz"
+    if grep -qF -- "$install_line" "$root/DEBIAN/postinst" && grep -qF -- "$slave" "$root/DEBIAN/postinst" &&
+        grep -qF -- "update-alternatives --remove $tool /$libexec/$tool" "$root/DEBIAN/prerm"; then
+        pass "postinst installs the alternative /usr/bin/$tool -> /$libexec/$tool (man page slave), prerm removes it"
+    else
+        fail "the alternative of /usr/bin/$tool is not installed by postinst and removed by prerm"
+    fi
+done
 
 # The units name the installed binary; the preset enables the socket.
 service="$root/usr/lib/systemd/user/prefsd.service"
@@ -136,15 +187,17 @@ if command -v systemd-analyze >/dev/null; then
     fi
 fi
 
-# Maintainer scripts: the socket is enabled for every user on install and cleaned up on purge.
-if grep -q "deb-systemd-helper --user enable prefsd.socket" "$root/DEBIAN/postinst" &&
-    grep -q "deb-systemd-helper --user purge prefsd.socket" "$root/DEBIAN/postrm" &&
+# Maintainer scripts (debhelper's, and the stop in prerm): the socket is enabled for every user on installation,
+# stopped in running user managers on removal, and its state purged.
+if grep -q "deb-systemd-helper --user enable 'prefsd.socket'" "$root/DEBIAN/postinst" &&
+    ! grep -q "enable 'prefsd.service'" "$root/DEBIAN/postinst" &&
+    grep -q "deb-systemd-helper --user purge 'prefsd.socket'" "$root/DEBIAN/postrm" &&
     grep -q "deb-systemd-invoke --user stop prefsd.socket prefsd.service" "$root/DEBIAN/prerm"; then
-    pass "postinst enables prefsd.socket for every user, prerm stops it, postrm purges its state"
+    pass "postinst enables prefsd.socket (only) for every user, prerm stops it, postrm purges its state"
 else
     fail "the maintainer scripts do not enable, stop and purge prefsd.socket"
 fi
-for page in "man1/defaults.1" "man1/plutil.1" "man8/prefsd.8"; do
+for page in "man1/defaults.preferences.1" "man1/plutil.preferences.1" "man8/prefsd.8"; do
     warnings="$(zcat "$root/usr/share/man/$page.gz" | LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z - 2>&1 >/dev/null || true)"
     if [ -z "$warnings" ]; then
         pass "man $page renders without a warning"
@@ -153,9 +206,32 @@ for page in "man1/defaults.1" "man1/plutil.1" "man8/prefsd.8"; do
     fi
 done
 
-# lintian: no error (and the warnings it prints are the ones docs/PACKAGING.md accepts).
-lintian_output="$(lintian --no-tag-display-limit --show-overrides "$deb" 2>&1 || true)"
+# python3-preferences: the module, with the package's version, imported by Debian's Python from the package.
+module="$(PYTHONPATH="$work/python/usr/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c \
+    'import prefsd; print(prefsd.__version__, prefsd.__file__)' 2>&1 || true)"
+if [ "${module%% *}" = "${version%-*}" ] && [[ "$module" == *"$work/python/usr/lib/python3/dist-packages/prefsd/"* ]]; then
+    pass "python3-preferences: import prefsd gives version ${module%% *} from /usr/lib/python3/dist-packages"
+else
+    fail "python3-preferences: import prefsd: $module"
+fi
+python_depends="$(dpkg-deb -f "$python_deb" Depends)"
+if [[ "$python_depends" == *python3* ]]; then
+    pass "python3-preferences Depends: $python_depends"
+else
+    fail "python3-preferences Depends: '$python_depends' (python3 expected)"
+fi
+
+# lintian on the .changes (both packages, and the -dbgsym one): no error. The warnings it prints are the ones
+# docs/PACKAGING.md accepts.
+lintian_output="$(lintian --tag-display-limit 0 --show-overrides "$changes" 2>&1 || true)"
 errors="$(grep -E "^E: " <<< "$lintian_output" || true)"
+if [ "$require_dynamic" = 0 ]; then
+    # What lintian says of a fully static defaults or plutil, accepted with it (above).
+    static_errors='^E: preferences: (statically-linked-binary|embedded-library [a-z0-9]+) \[usr/libexec/preferences/(defaults|plutil)\]$'
+    accepted="$(grep -E "$static_errors" <<< "$errors" || true)"
+    errors="$(grep -vE "$static_errors" <<< "$errors" || true)"
+    [ -z "$accepted" ] || echo "      accepted while require_dynamic=0: $(sed 's/^E: preferences: //' <<< "$accepted" | paste -sd';' | sed 's/;/; /g')"
+fi
 if [ -z "$errors" ]; then
     pass "lintian: no error ($(grep -c "^W: " <<< "$lintian_output" || true) warnings, $(grep -c "^O: " <<< "$lintian_output" || true) overridden)"
     grep -E "^(W|O): " <<< "$lintian_output" | sed 's/^/      /' || true
@@ -168,4 +244,4 @@ if [ "$failures" -ne 0 ]; then
     echo "$failures package check(s) failed"
     exit 1
 fi
-echo "the package $(basename "$deb") is complete"
+echo "the packages of $(basename "$changes") are complete"

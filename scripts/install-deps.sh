@@ -10,14 +10,17 @@ set -euo pipefail
 # The static libraries of libxml2's dependencies (ICU, zlib, liblzma) link the fully static defaults and plutil;
 # libssl-dev is the OpenSSL the etcd client's TLS runs on (shared for prefsd, static in defaults), and openssl the
 # command the fleet tests make their certificates with;
-# dpkg-dev (dpkg-shlibdeps), file, man-db and lintian build and check the Debian package; python3-venv and
+# dpkg-dev, debhelper, dh-python, pybuild-plugin-pyproject, python3-all, python3-setuptools, python3-wheel and
+# bash-completion (dh_bash-completion) are the Build-Depends of debian/control beside those libraries, and file,
+# man-db and lintian check the packages; python3-venv and
 # python3-wheel-whl let clients/python/run-tests.sh build and install the Python client offline;
 # gnustep-base-runtime is GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt;
 # etcd-server and etcd-client run the three-member cluster the fleet tests start, iproute2 the network namespaces of
 # their partition tests (docs/FLEET.md).
 packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-dev libssl-dev openssl systemd python3
-    python3-venv python3-wheel-whl util-linux valgrind binutils dpkg-dev file man-db lintian gnustep-base-runtime
-    etcd-server etcd-client iproute2)
+    python3-venv python3-wheel-whl util-linux valgrind binutils dpkg-dev debhelper dh-python pybuild-plugin-pyproject
+    python3-all python3-setuptools python3-wheel bash-completion file man-db lintian gnustep-base-runtime etcd-server
+    etcd-client iproute2)
 case "${1:-}" in
     --bench) packages+=(hyperfine dconf-cli dbus redis-server redis-tools) ;;
     --system) packages+=(debootstrap) ;;

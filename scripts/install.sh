@@ -4,11 +4,14 @@
 #
 #   scripts/install.sh [PREFIX]          (the lead wires it as `make install PREFIX=…`; default /usr/local)
 #
-# PREFIX/bin/{prefsd,defaults,plutil} (built by scripts/build-release.sh: defaults and plutil fully static),
+# PREFIX/bin/{prefsd,defaults,plutil} (built by scripts/build-release.sh; BIN_DIR=<dir> takes executables built
+# already), PREFIX/libexec/preferences/defaults-fleet when the build made it (defaults finds it there, from its own
+# directory), all stripped as dh_strip strips them (the debug information is most of their size),
 # PREFIX/lib/systemd/user/prefsd.{socket,service} (with @BINDIR@ replaced by PREFIX/bin),
 # PREFIX/share/preferences/domains/ (Domains/, dot files included), the manual pages defaults(1), plutil(1) and
 # prefsd(8) and the shell completions of defaults. DESTDIR is honoured. The Debian package (`make deb`) holds the
-# same files for PREFIX=/usr (docs/PACKAGING.md).
+# same files for PREFIX=/usr, but for defaults and plutil, which it installs in /usr/libexec/preferences as the
+# targets of /usr/bin/defaults and /usr/bin/plutil's alternatives (docs/PACKAGING.md).
 # Afterwards: `systemctl --user daemon-reload && systemctl --user enable --now prefsd.socket` (docs/DAEMON.md).
 # When PREFIX is not /usr, the shipped domains are found with PREFERENCES_DOMAINS_DIR=PREFIX/share/preferences/domains
 # (the service unit sets it for prefsd).
@@ -21,9 +24,14 @@ case "$prefix" in
     *) echo "error: PREFIX must be an absolute path, not $prefix" >&2; exit 1 ;;
 esac
 destdir="${DESTDIR:-}"
-bin="$(scripts/build-release.sh)"
+bin="${BIN_DIR:-$(scripts/build-release.sh)}"
+for tool in prefsd defaults plutil; do
+    [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing or not executable" >&2; exit 1; }
+done
+command -v strip >/dev/null || { echo "error: strip is missing (apt-get install binutils)" >&2; exit 1; }
 
 bindir="$prefix/bin"
+libexecdir="$prefix/libexec/preferences"
 unitdir="$prefix/lib/systemd/user"
 domaindir="$prefix/share/preferences/domains"
 mandir="$prefix/share/man"
@@ -31,9 +39,19 @@ mandir="$prefix/share/man"
 install -d -m 755 "$destdir$bindir" "$destdir$unitdir" "$destdir$domaindir" "$destdir$mandir/man1" \
     "$destdir$mandir/man8" "$destdir$prefix/share/bash-completion/completions" \
     "$destdir$prefix/share/zsh/vendor-completions" "$destdir$prefix/share/fish/vendor_completions.d"
+# Stripped as dh_strip does for the Debian package: the symbols and debug information go, Swift's reflection
+# metadata (in allocated sections) stays.
+install_executable() {
+    install -m 755 "$1" "$2"
+    strip --remove-section=.comment --remove-section=.note "$2"
+}
 for tool in prefsd defaults plutil; do
-    install -m 755 "$bin/$tool" "$destdir$bindir/$tool"
+    install_executable "$bin/$tool" "$destdir$bindir/$tool"
 done
+if [ -x "$bin/defaults-fleet" ]; then
+    install -d -m 755 "$destdir$libexecdir"
+    install_executable "$bin/defaults-fleet" "$destdir$libexecdir/defaults-fleet"
+fi
 install -m 644 systemd/prefsd.socket "$destdir$unitdir/prefsd.socket"
 sed "s|@BINDIR@|$bindir|g" systemd/prefsd.service > "$destdir$unitdir/prefsd.service"
 chmod 644 "$destdir$unitdir/prefsd.service"

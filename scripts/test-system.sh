@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Proof under a real systemd: boots a minimal Debian 12 root with its own systemd as PID 1, installs the package,
-# and checks prefsd as a socket-activated user service of a real user manager. Opt-in (`make test-system`), needs
-# root, takes minutes; not part of `make test` or CI.
+# Proof under a real systemd: boots a minimal Debian 12 root with its own systemd as PID 1, installs the packages,
+# and checks prefsd as a socket-activated user service of a real user manager; runs the packages' autopkgtests
+# (debian/tests) there, as a user whose manager runs; and installs GNUstep's gnustep-base-runtime beside them, which
+# holds /usr/bin/defaults and /usr/bin/plutil as files (docs/PACKAGING.md, "The alternatives"). Opt-in
+# (`make test-system`), needs root, takes minutes; not part of `make test` or CI.
 #
-#   scripts/test-system.sh [DEB]       (default: builds it with scripts/build-deb.sh)
+#   scripts/test-system.sh [CHANGES]   (default: builds the packages with scripts/build-deb.sh)
 #
 # The root (debootstrap --variant=minbase bookworm, with systemd, systemd-sysv, dbus, dbus-user-session,
-# libpam-systemd, and libxml2 and python3 for the package and the test) is
+# libpam-systemd, libxml2, libssl3 and python3 for the packages and the test, and autopkgtest) is
 # made once and kept as .build/system/root-<hash of the package list>.tar; every run unpacks a fresh copy into
 # .build/system/root. Its systemd is started as PID 1 of new PID, mount, UTS, IPC and cgroup namespaces (unshare),
 # inside a cgroup of its own, on proc, a read-only sysfs, cgroup2, a /dev of its own (tmpfs with the standard
@@ -30,14 +32,24 @@ system_dir="$PWD/.build/system"
 root="$system_dir/root"
 user=alice
 # dbus-user-session gives each user manager a bus, which deb-systemd-invoke --user needs to reach it; python3 runs
-# Tests/System/pending-writes.py.
-include=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libxml2,python3
+# Tests/System/pending-writes.py; autopkgtest runs debian/tests inside the booted root (its null backend: the root is
+# the testbed), never in this machine's own.
+include=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libxml2,libssl3,python3,autopkgtest
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 mkdir -p "$system_dir"
 
-deb="${1:-$(scripts/build-deb.sh)}"
-deb="$(readlink -f "$deb")"
-[ -f "$deb" ] || { echo "error: no package at $deb" >&2; exit 1; }
+changes="${1:-$(PREFERENCES_DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh)}"
+changes="$(readlink -f "$changes")"
+[ -f "$changes" ] || { echo "error: no .changes at $changes" >&2; exit 1; }
+# The binary packages the .changes names, but the -dbgsym one.
+debs=()
+while read -r file; do
+    case "$file" in *-dbgsym_*) ;; *.deb) debs+=("$(dirname "$changes")/$file") ;; esac
+done < <(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes")
+[ ${#debs[@]} -eq 2 ] || { echo "error: $changes names ${#debs[@]} packages, not preferences and python3-preferences" >&2; exit 1; }
+for deb in "${debs[@]}"; do
+    [ -f "$deb" ] || { echo "error: $deb (named by $changes) is missing" >&2; exit 1; }
+done
 
 failures=0
 pass() { printf 'PASS  %s\n' "$*"; }
@@ -69,8 +81,14 @@ echo "prefs-system" > "$root/etc/hostname"
 mkdir -p "$root/var/log/journal"
 install -m 755 Tests/System/pending-writes.py "$root/usr/local/bin/pending-writes"
 install -d -m 700 "$root/root/package"
-cp "$deb" "$root/root/package/"
-deb_in_root="/root/package/$(basename "$deb")"
+cp "${debs[@]}" "$root/root/package/"
+debs_in_root=()
+for deb in "${debs[@]}"; do debs_in_root+=("/root/package/$(basename "$deb")"); done
+# The source tree for autopkgtest (debian/tests and the Python client's tests): the files git tracks or would track.
+mkdir -p "$root/root/package/source"
+git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' path; do [ -e "$path" ] && printf '%s\0' "$path"; done |
+    tar --null --no-recursion -T - -cf - | tar -C "$root/root/package/source" -xf -
 
 # ---------------------------------------------------------------------------------------------------------------
 # Boot. The cgroup keeps whatever the booted systemd creates out of the machine's own cgroup tree.
@@ -201,13 +219,19 @@ file_list() {
         -o -path /var/cache/debconf -o -path /var/log \) -prune -o -print | LC_ALL=C sort
 }
 file_list > "$system_dir/files-before"
-if in_root dpkg -i "$deb_in_root"; then
-    pass "dpkg -i $(basename "$deb")"
+if in_root dpkg -i "${debs_in_root[@]}"; then
+    pass "dpkg -i ${debs_in_root[*]##*/}"
 else
-    fail "dpkg -i $(basename "$deb")"
+    fail "dpkg -i ${debs_in_root[*]##*/}"
     exit 1
 fi
 in_root dpkg -s preferences | grep -E '^(Status|Version|Depends):' | sed 's/^/      /'
+links="$(in_root readlink -f /usr/bin/defaults) $(in_root readlink -f /usr/bin/plutil) $(in_root readlink -f /usr/share/man/man1/defaults.1.gz)"
+if [ "$links" = "/usr/libexec/preferences/defaults /usr/libexec/preferences/plutil /usr/share/man/man1/defaults.preferences.1.gz" ]; then
+    pass "the alternatives: /usr/bin/defaults, /usr/bin/plutil and defaults.1.gz lead to $links"
+else
+    fail "the alternatives lead to: $links"
+fi
 
 # ---------------------------------------------------------------------------------------------------------------
 section "socket activation"
@@ -362,7 +386,7 @@ fi
 section "remove and purge"
 in_root loginctl enable-linger "$user"
 wait_for 60 as_user systemctl --user is-active --quiet prefsd.socket || true
-if in_root dpkg -r preferences >/dev/null; then
+if in_root dpkg -r python3-preferences preferences >/dev/null; then
     after_remove="$(as_user systemctl --user is-active prefsd.socket 2>&1 || true)"
     if [ "$after_remove" != active ]; then
         pass "dpkg -r: the running user manager's prefsd.socket is stopped ($after_remove)"
@@ -370,14 +394,14 @@ if in_root dpkg -r preferences >/dev/null; then
         fail "dpkg -r left prefsd.socket listening in the running user manager"
     fi
 else
-    fail "dpkg -r preferences"
+    fail "dpkg -r python3-preferences preferences"
 fi
 in_root loginctl disable-linger "$user"
 wait_for 60 bash -c "! nsenter -t $init_pid -m -p -r -- systemctl is-active --quiet user@$uid.service" || true
-if in_root dpkg -P preferences >/dev/null; then
-    pass "dpkg -P preferences"
+if in_root dpkg -P python3-preferences preferences >/dev/null; then
+    pass "dpkg -P python3-preferences preferences"
 else
-    fail "dpkg -P preferences"
+    fail "dpkg -P python3-preferences preferences"
 fi
 file_list > "$system_dir/files-after"
 if diff -u "$system_dir/files-before" "$system_dir/files-after" > "$system_dir/files.diff"; then
@@ -388,6 +412,63 @@ else
 fi
 status="$(in_root dpkg-query -W -f='${Status}' preferences 2>&1 || true)"
 echo "      dpkg-query -W preferences: ${status:-not known to dpkg}"
+
+# ---------------------------------------------------------------------------------------------------------------
+section "autopkgtest (debian/tests), as $user with a running user manager"
+in_root loginctl enable-linger "$user"
+wait_for 60 as_user systemctl --user is-system-running || true
+# The null backend: the booted root is the testbed. autopkgtest installs the two packages and what the tests need.
+autopkgtest_status=0
+in_root autopkgtest --user="$user" --output-dir=/root/autopkgtest-out /root/package/source "${debs_in_root[@]}" \
+    -- null > "$system_dir/autopkgtest.log" 2>&1 || autopkgtest_status=$?
+summary="$(cat "$root/root/autopkgtest-out/summary" 2>/dev/null || true)"
+sed 's/^/      /' <<< "$summary"
+# Exit status 2: at least one test was skipped (socket-activation needs a user manager), none failed.
+if { [ "$autopkgtest_status" -eq 0 ] || [ "$autopkgtest_status" -eq 2 ]; } && ! grep -q FAIL <<< "$summary" &&
+    [ "$(grep -c PASS <<< "$summary")" -ge 3 ]; then
+    pass "autopkgtest: exit status $autopkgtest_status, $(grep -c PASS <<< "$summary") tests passed (log: $system_dir/autopkgtest.log)"
+else
+    fail "autopkgtest: exit status $autopkgtest_status; see $system_dir/autopkgtest.log"
+    tail -n 40 "$system_dir/autopkgtest.log" | sed 's/^/      /'
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
+section "GNUstep's defaults and plutil beside ours"
+# gnustep-base-runtime ships /usr/bin/defaults, /usr/bin/plutil and their manual pages as files. dpkg replaces the
+# alternatives' links, which no package owns, with them; update-alternatives never replaces a file with a link.
+in_root dpkg -i "${debs_in_root[@]}" >/dev/null
+owner() { in_root dpkg -S "$1" 2>/dev/null | cut -d: -f1 || echo "no package"; }
+if in_root bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gnustep-base-runtime' \
+    > "$system_dir/gnustep.log" 2>&1; then
+    pass "gnustep-base-runtime installed beside preferences (no conflict): $(in_root dpkg-query -W -f='${Version}' gnustep-base-runtime)"
+else
+    fail "apt-get install gnustep-base-runtime beside preferences; see $system_dir/gnustep.log"
+fi
+gnustep_file="$(in_root stat -c %F /usr/bin/defaults) of $(owner /usr/bin/defaults)"
+echo "      /usr/bin/defaults is now a $gnustep_file; update-alternatives --display defaults:"
+in_root update-alternatives --display defaults | sed 's/^/        /'
+reinstall="$(in_root dpkg -i "${debs_in_root[0]}" 2>&1 || true)"
+grep -i "not replacing" <<< "$reinstall" | sed 's/^/      preferences reinstalled: /' || true
+if [ "$(in_root stat -c %F /usr/bin/defaults)" = "regular file" ] && [ "$(owner /usr/bin/defaults)" = gnustep-base-runtime ] &&
+    [ "$(as_user /usr/libexec/preferences/defaults read prefsd IdleExitSeconds 2>&1)" = 60 ]; then
+    pass "with both installed /usr/bin/defaults is GNUstep's file, ours runs as /usr/libexec/preferences/defaults"
+else
+    fail "with both installed: /usr/bin/defaults is a $(in_root stat -c %F /usr/bin/defaults) of $(owner /usr/bin/defaults)"
+fi
+# What an administrator does to have ours as defaults and plutil: divert GNUstep's files out of the way, then let
+# update-alternatives make its links again.
+for path in /usr/bin/defaults /usr/bin/plutil /usr/share/man/man1/defaults.1.gz /usr/share/man/man1/plutil.1.gz; do
+    in_root dpkg-divert --local --rename --divert "${path%%.1.gz}.gnustep${path#"${path%%.1.gz}"}" --add "$path" >/dev/null
+done
+in_root update-alternatives --auto defaults >/dev/null
+in_root update-alternatives --auto plutil >/dev/null
+if [ "$(in_root readlink -f /usr/bin/defaults)" = /usr/libexec/preferences/defaults ] &&
+    [ "$(in_root readlink -f /usr/bin/plutil)" = /usr/libexec/preferences/plutil ] &&
+    in_root test -f /usr/bin/defaults.gnustep && in_root test -f /usr/share/man/man1/defaults.gnustep.1.gz; then
+    pass "after dpkg-divert of GNUstep's four files and update-alternatives --auto: ours is /usr/bin/defaults, GNUstep's /usr/bin/defaults.gnustep"
+else
+    fail "diversion: /usr/bin/defaults leads to $(in_root readlink -f /usr/bin/defaults)"
+fi
 
 section "result"
 if [ "$failures" -eq 0 ]; then

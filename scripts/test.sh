@@ -11,7 +11,7 @@
 # from the start:
 # - the release executables (scripts/build-release.sh, in their own build directory, since the foreground holds
 #   .build's lock, and without debug information, which the package strips anyway), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
-#   the Debian package built from those executables and its contents checked;
+#   the Debian packages built from those executables (dpkg-buildpackage, debian/) and their contents checked;
 # - every fuzz harness built with AddressSanitizer and run for FUZZ_SMOKE_RUNS executions;
 # - a downstream package that depends on this one by URL and uses `Preferences`, built in a temporary directory
 #   (scripts/test-downstream.sh): what it compiles and links, and that it runs.
@@ -68,9 +68,9 @@ release_lane='
     scripts/instruction-counts.sh "$bin"
     echo "== instruction counts: $((SECONDS - start)) s"
     start=$SECONDS
-    deb="$(BIN_DIR="$bin" DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh .build/test-release/deb)"
-    scripts/check-deb.sh "$deb"
-    echo "== Debian package: $((SECONDS - start)) s"
+    changes="$(BIN_DIR="$bin" PREFERENCES_DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh .build/test-release/deb)"
+    BIN_DIR="$bin" scripts/check-deb.sh "$changes"
+    echo "== Debian packages: $((SECONDS - start)) s"
 '
 fuzz_lane='
     set -euo pipefail
