@@ -22,9 +22,11 @@ let package = Package(
         .executable(name: "defaults", targets: ["defaults"]),
         .library(name: "PrefsClient", targets: ["PrefsClient"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
-        // The checks of the fuzz harnesses in Fuzz/ that need package API; not for users (docs/FUZZING.md).
-        .library(name: "PrefsFuzzTargets", targets: ["PrefsFuzzTargets"]),
-    ],
+    ]
+        // The checks of the fuzz harnesses in Fuzz/ that need package API: not for users, so a product only when
+        // PREFERENCES_FUZZ_PRODUCTS=1, which Fuzz/run.sh sets when it builds Fuzz/ (docs/FUZZING.md).
+        + (Context.environment["PREFERENCES_FUZZ_PRODUCTS"] == "1"
+            ? [.library(name: "PrefsFuzzTargets", targets: ["PrefsFuzzTargets"])] : []),
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),

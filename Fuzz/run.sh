@@ -17,6 +17,9 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzXML FuzzBinary FuzzOpenStep FuzzJSON FuzzWire FuzzDefaults FuzzKeyPath)
 
+# The main package declares its PrefsFuzzTargets product, which the harnesses need, only with this set: it is
+# not for users (Package.swift).
+export PREFERENCES_FUZZ_PRODUCTS=1
 configuration="${FUZZ_CONFIGURATION:-release}"
 case "$configuration" in
     release) sanitizing=(-Xswiftc -sanitize=fuzzer,address) ;;
