@@ -450,13 +450,27 @@ in_root update-alternatives --display defaults | sed 's/^/        /'
 reinstall="$(in_root dpkg -i "${debs_in_root[0]}" 2>&1 || true)"
 grep -i "not replacing" <<< "$reinstall" | sed 's/^/      preferences reinstalled: /' || true
 if [ "$(in_root stat -c %F /usr/bin/defaults)" = "regular file" ] && [ "$(owner /usr/bin/defaults)" = gnustep-base-runtime ] &&
-    [ "$(as_user /usr/libexec/preferences/defaults read prefsd IdleExitSeconds 2>&1)" = 60 ]; then
+    [[ "$(as_user /usr/libexec/preferences/defaults explain prefsd IdleExitSeconds 2>&1)" == "IdleExitSeconds = 60 "* ]]; then
     pass "with both installed /usr/bin/defaults is GNUstep's file, ours runs as /usr/libexec/preferences/defaults"
 else
     fail "with both installed: /usr/bin/defaults is a $(in_root stat -c %F /usr/bin/defaults) of $(owner /usr/bin/defaults)"
 fi
-# What an administrator does to have ours as defaults and plutil: divert GNUstep's files out of the way, then let
-# update-alternatives make its links again.
+# GNUstep's package removed: its files go, and nothing makes the links again until update-alternatives is run.
+in_root apt-get remove -y -qq gnustep-base-runtime >> "$system_dir/gnustep.log" 2>&1
+after_remove="$(in_root stat -c %F /usr/bin/defaults 2>&1 || true)"
+in_root update-alternatives --auto defaults >/dev/null 2>&1
+in_root update-alternatives --auto plutil >/dev/null 2>&1
+if [[ "$after_remove" == *"No such file"* ]] &&
+    [ "$(in_root readlink -f /usr/bin/defaults)" = /usr/libexec/preferences/defaults ] &&
+    [ "$(in_root readlink -f /usr/bin/plutil)" = /usr/libexec/preferences/plutil ]; then
+    pass "gnustep-base-runtime removed: no /usr/bin/defaults until update-alternatives --auto, which links ours again"
+else
+    fail "gnustep-base-runtime removed: /usr/bin/defaults was '$after_remove', then leads to $(in_root readlink -f /usr/bin/defaults)"
+fi
+in_root bash -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gnustep-base-runtime' \
+    >> "$system_dir/gnustep.log" 2>&1
+# What an administrator does to have ours as defaults and plutil with GNUstep's installed: divert GNUstep's files out
+# of the way, then let update-alternatives make its links again.
 for path in /usr/bin/defaults /usr/bin/plutil /usr/share/man/man1/defaults.1.gz /usr/share/man/man1/plutil.1.gz; do
     in_root dpkg-divert --local --rename --divert "${path%%.1.gz}.gnustep${path#"${path%%.1.gz}"}" --add "$path" >/dev/null
 done
