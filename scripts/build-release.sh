@@ -4,14 +4,15 @@
 #
 #   scripts/build-release.sh [OUTDIR]        (default .build/dist/bin; prints OUTDIR on standard output)
 #
-# One release build in .build, with the Swift runtime linked statically (`--static-swift-stdlib`):
-# - defaults and plutil come out fully static (`-static-executable`, set in Package.swift for release builds of
-#   these two): no dynamic loader, no shared library, so they start fastest and run on any x86-64 Linux
-#   (docs/DEFAULTS.md).
-# - prefsd links libsystemd, which Debian ships as a shared library only, so libsystemd, libxml2 and libc stay
-#   dynamic.
-# The three share every compiled module, so the libraries and SwiftNIO are compiled once.
-# Used by `make build`, `make install` (scripts/install.sh), `make deb` (scripts/build-deb.sh) and the benchmarks.
+# One release build in .build, with the Swift runtime linked statically (`--static-swift-stdlib`) and every C library
+# dynamically: libc, libm, libstdc++ (the Swift runtime's), libsystemd (prefsd), OpenSSL (prefsd and defaults-fleet),
+# and libxml2, which PrefsPlist loads only when a document needs it (docs/PACKAGING.md), so that Debian's security
+# updates of those libraries reach the installed tools. PREFERENCES_FULLY_STATIC=1 makes defaults and plutil fully
+# static instead, only to measure what dynamic linking costs (Package.swift).
+# The four executables share every compiled module, so the libraries and SwiftNIO are compiled once; defaults-fleet
+# is `defaults` with the etcd client, which `defaults fleet` runs (docs/FLEET.md), so that defaults links no SwiftNIO
+# and no OpenSSL.
+# Used by `make build`, `make install` (scripts/install.sh), `make deb` (debian/rules) and the benchmarks.
 # SWIFT overrides the swift command; RELEASE_SCRATCH_PATH the build directory (default .build), so that `make test`
 # can build the release executables beside its debug build and tests, which hold .build's lock; RELEASE_SWIFT_FLAGS
 # adds compiler flags (`make test` passes -gnone: no debug information, 8 % less compile time).
@@ -46,6 +47,14 @@ if [ -x "$swift_bin/ld.lld" ] || command -v ld.lld >/dev/null; then
 else
     echo "warning: ld.lld is not beside $swift or on PATH: the executables keep the default code layout" >&2
 fi
+# What a dynamically linked executable costs at start-up, kept small (docs/PACKAGING.md, "Linking"):
+# - no exported symbols: the Swift toolchain's static-stdlib link exports every symbol of the executable
+#   (`-export-dynamic`), 1.3 MB of symbol tables nothing looks up, since no plugin is loaded into these tools;
+# - relative relocations packed (DT_RELR, glibc 2.36): a position-independent executable has tens of thousands, a
+#   table of 1.1 MB unpacked;
+# - only the libraries a symbol is taken from are loaded (`--as-needed`): libxml2, reached through dlopen, is not
+#   one of them.
+build+=(-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --as-needed)
 for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 
 # The linker warns that getpwuid_r, dlopen and libxml2's unused network code in a static executable need the same
@@ -61,16 +70,17 @@ if [ -d "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" != "${build[*]}" ]; then
     echo "The release build in $bin was made with other flags; building it again." >&2
     rm -rf "$bin"
 fi
-for product in defaults plutil prefsd; do
+products=(defaults defaults-fleet plutil prefsd)
+for product in "${products[@]}"; do
     if [ "$bin/$product" -ot scripts/symbol-order.txt ]; then rm -f "$bin/$product"; fi
 done
 
-for product in defaults plutil prefsd; do
+for product in "${products[@]}"; do
     echo "Building $product: ${build[*]} --product $product" >&2
     "${build[@]}" --product "$product" 2> >(quiet_static_warning) >&2
 done
 
 echo "${build[*]}" >"$stamp"
 mkdir -p "$outdir"
-install -m 755 "$bin/defaults" "$bin/plutil" "$bin/prefsd" "$outdir/"
+for product in "${products[@]}"; do install -m 755 "$bin/$product" "$outdir/"; done
 echo "$outdir"

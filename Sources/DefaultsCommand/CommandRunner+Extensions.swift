@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
-import Logging
 import PrefsAccess
 import PrefsPlist
 import PrefsStore
-import ServiceLifecycle
 
 extension CommandRunner {
     /// `explain [-suite <domain>]... <domain> <key>`: the effective value and where it comes from.
@@ -34,7 +32,10 @@ extension CommandRunner {
     }
 
     /// `watch [<domain> [<key>]]`: one line per change until SIGINT or SIGTERM, which end it with status 0.
-    func watch(_ domain: DomainSelector?, key: String?, host: HostSelector) async throws(DefaultsError) {
+    func watch(_ domain: DomainSelector?, key: String?, host: HostSelector) throws(DefaultsError) {
+        // Before any thread is started, so that every thread inherits the blocked signals and only this one takes them.
+        let stopSignals = SystemCalls.StopSignals.block()
+        defer { stopSignals.unblock() }
         let scope: DomainScope = host == .any ? .user : .byHost
         var target: DomainTarget?
         if let domain { target = try self.target(domain, host) }
@@ -45,22 +46,13 @@ extension CommandRunner {
             paths = environment.userPaths(machineID: try environment.machineID(for: host))
         }
         let storage = try openStorage(paths, true, nil)
-        let service = WatchService(
+        let watcher = ChangeWatcher(
             storage: storage, console: console,
             // Lines name a domain as `domains` lists it (NSGlobalDomain), or a file as given.
             subject: target.map { .domain($0.id, label: $0.isFile ? $0.displayName : $0.id.name.rawValue, key: key) }
                 ?? .everyDomain(scope))
-        try service.start()
-        // The group's own log lines are not for the terminal of a command-line tool.
-        let logger = Logger(label: "defaults.watch") { _ in SwiftLogNoOpLogHandler() }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            throw DefaultsError(.io, "defaults: watch stopped: \(error)")
-        }
+        try watcher.start()
+        watcher.run(until: stopSignals)
         printWarnings(storage.takeDiagnostics(), except: nil)
     }
 }

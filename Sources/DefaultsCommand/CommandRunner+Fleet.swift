@@ -2,181 +2,47 @@
 import DefaultsArguments
 import PrefsAccess
 import PrefsClient
-import PrefsFleet
 import PrefsPlist
-import PrefsStore
 import PrefsWire
 
 extension CommandRunner {
-    /// How many times `fleet write` and `fleet delete` read again and retry when another administrator changed the
-    /// domain between their read and their transaction.
-    static let fleetAttempts = 20
-
-    /// Runs `defaults fleet …` against etcd.
+    /// Runs `defaults fleet …`: `status` asks prefsd; the other actions go to the runner's fleet administration.
     func fleet(_ command: FleetCommand) async throws(DefaultsError) -> Int32 {
         if command.action == .status { return try fleetStatus() }
-        let variables = environment.variables
-        var endpointTexts = command.endpoints
-        if endpointTexts.isEmpty, let list = variables["PREFERENCES_FLEET_ENDPOINTS"] {
-            endpointTexts = list.split(separator: ",").map(String.init)
+        guard let fleetAdministration else {
+            // runBlocking(_:) runs defaults-fleet before it gets here; a runner made in-process has no fallback.
+            throw DefaultsError(.unsupported, "defaults: this fleet action needs the defaults-fleet executable")
         }
-        guard !endpointTexts.isEmpty else {
-            throw DefaultsError(
-                .invalidArgument,
-                "defaults: fleet needs etcd endpoints: -endpoints URL[,URL…] or PREFERENCES_FLEET_ENDPOINTS")
-        }
-        let client: EtcdClient
-        let layout: FleetKeyLayout
-        do throws(EtcdError) {
-            var credentials: EtcdCredentials?
-            if let user = command.user ?? variables["PREFERENCES_FLEET_USER"], !user.isEmpty {
-                guard let passwordFile = variables["PREFERENCES_FLEET_PASSWORD_FILE"], !passwordFile.isEmpty else {
-                    throw EtcdError(
-                        .invalidArgument,
-                        "fleet needs the password of etcd user \(user) in a file that PREFERENCES_FLEET_PASSWORD_FILE "
-                            + "names")
-                }
-                credentials = EtcdCredentials(
-                    user: user, password: try EtcdCredentials.readPassword(fromFile: passwordFile))
-            }
-            let endpoints = try endpointTexts.map { text throws(EtcdError) in try EtcdEndpoint(text) }
-            // An empty variable is an unset one, as for the user and the password file.
-            func path(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
-            let files = EtcdTLSConfiguration(
-                caFile: path("PREFERENCES_FLEET_CA_FILE"), certificateFile: path("PREFERENCES_FLEET_CERTIFICATE_FILE"),
-                keyFile: path("PREFERENCES_FLEET_KEY_FILE"))
-            guard (files.certificateFile == nil) == (files.keyFile == nil) else {
-                throw EtcdError(
-                    .invalidArgument,
-                    "fleet needs PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE together")
-            }
-            client = EtcdClient(
-                endpoints: endpoints, credentials: credentials,
-                tls: try EtcdTLSContext.forEndpoints(endpoints, configuration: files))
-            layout = try FleetKeyLayout(
-                prefix: command.prefix ?? variables["PREFERENCES_FLEET_PREFIX"] ?? FleetKeyLayout.defaultPrefix)
-        } catch {
-            throw DefaultsError(.invalidArgument, "defaults: \(error.message)")
-        }
-        do throws(EtcdError) {
-            try await client.authenticate()  // A wrong password is reported before anything is read.
-            switch command.action {
-            case .list:
-                try await list(client: client, layout: layout, command: command)
-            case .status:
-                break  // Answered by prefsd, above.
-            case .read(let domain, let key):
-                let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
-                let (keyValue, _) = try await client.get(etcdKey)
-                guard let keyValue else {
-                    throw EtcdError(.invalidArgument, "Domain \(etcdKey) does not exist")
-                }
-                let values = try decode(keyValue, key: etcdKey)
-                if let key {
-                    guard let value = key.value(in: values) else {
-                        throw EtcdError(
-                            .invalidArgument, "The domain/default pair of (\(etcdKey), \(key)) does not exist")
-                    }
-                    try? console.writeOutput(value.defaultsDescription + "\n")
-                } else {
-                    try? console.writeOutput(PlistValue.dictionary(values).defaultsDescription + "\n")
-                }
-            case .write(let domain, let assignments):
-                let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
-                let revision = try await update(etcdKey, client: client) { values throws(DefaultsError) in
-                    for assignment in assignments { try assignment.apply(to: &values, domainName: domain.rawValue) }
-                }
-                console.writeError("wrote \(etcdKey) at revision \(revision)\n")
-            case .delete(let domain, let key):
-                let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
-                let revision = try await update(etcdKey, client: client) { values throws(DefaultsError) in
-                    if let key {
-                        guard key.value(in: values) != nil else {
-                            throw DefaultsError(
-                                .notFound, "The domain/default pair of (\(etcdKey), \(key)) does not exist")
-                        }
-                        _ = key.remove(from: &values)
-                    } else {
-                        values = [:]
-                    }
-                }
-                console.writeError("deleted from \(etcdKey) at revision \(revision)\n")
-            }
-        } catch {
-            throw DefaultsError(.storage, "defaults: \(error.message)", cause: error)
-        }
+        let console = console
+        let context = FleetContext(
+            variables: environment.variables,
+            writeOutput: { text throws(DefaultsError) in try console.writeOutput(text) },
+            writeError: { text in console.writeError(text) })
+        try await fleetAdministration.run(command, context: context)
         return 0
     }
 
-    /// Reads the domain at `key`, edits it, and writes it back only if nobody changed it since (a transaction
-    /// comparing its `mod_revision`); reads again and retries when someone did. An edit that leaves the domain
-    /// empty removes the key.
-    private func update(
-        _ key: String, client: EtcdClient, _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
-    ) async throws(EtcdError) -> Int64 {
-        for _ in 0..<Self.fleetAttempts {
-            let (current, _) = try await client.get(key)
-            var values = try current.map { keyValue throws(EtcdError) in try decode(keyValue, key: key) } ?? [:]
-            do {
-                try edit(&values)
-            } catch {
-                throw EtcdError(.invalidArgument, error.message)
-            }
-            let mutation: EtcdClient.Mutation
-            if values.isEmpty {
-                guard current != nil else { throw EtcdError(.invalidArgument, "Domain \(key) does not exist") }
-                mutation = .delete
-            } else {
-                let bytes: [UInt8]
-                do {
-                    bytes = try PlistSerialization.encode(.dictionary(values), format: .binary)
-                } catch {
-                    throw EtcdError(.invalidArgument, "cannot encode the domain: \(error)")
-                }
-                mutation = .put(bytes)
-            }
-            do {
-                return try await client.compareAndSet(key, expectedModRevision: current?.modRevision ?? 0, mutation)
-            } catch  where error.code == .conflict {
-                continue  // Another administrator's change went first: edit their version.
-            }
+    /// Runs the fleet actions that talk to etcd in the `defaults-fleet` executable, which replaces this process with
+    /// the same arguments and environment (so its output and exit status are the command's). Looked for beside this
+    /// executable (a build directory, or `make install`'s `bin`), then in `../libexec/preferences` from there (the
+    /// Debian package, and `make install`).
+    /// - Returns: 1 when it is not installed or cannot be run; otherwise it does not return.
+    func runFleetExecutable(_ arguments: [String]) -> Int32 {
+        guard let executable = SystemCalls.executablePath() else {
+            console.writeError("defaults: cannot find this executable's path (/proc/self/exe) to run defaults-fleet\n")
+            return 1
         }
-        throw EtcdError(
-            .conflict, "\(key) changed under each of \(Self.fleetAttempts) attempts to update it; nothing was written")
-    }
-
-    private func decode(_ keyValue: EtcdKeyValue, key: String) throws(EtcdError) -> PlistDictionary {
-        guard case .dictionary(let values)? = try? PlistSerialization.decode(keyValue.value) else {
-            throw EtcdError(
-                .malformedResponse,
-                "\(key) at revision \(keyValue.modRevision) does not hold a property list dictionary")
+        let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
+        let candidates = [directory + "/defaults-fleet", directory + "/../libexec/preferences/defaults-fleet"]
+        guard let helper = candidates.first(where: SystemCalls.isExecutable) else {
+            console.writeError(
+                "defaults: fleet needs defaults-fleet, which is not installed (looked for "
+                    + candidates.joined(separator: " and ") + ")\n")
+            return 1
         }
-        return values
-    }
-
-    /// Prints one line per managed domain: its target, kind, domain, revision and key count.
-    private func list(client: EtcdClient, layout: FleetKeyLayout, command: FleetCommand) async throws(EtcdError) {
-        let prefix: String =
-            if let target = command.target, let kind = command.kind {
-                layout.prefix(target: target, kind: kind)
-            } else {
-                layout.managedPrefix
-            }
-        let result = try await client.range(prefix: prefix)
-        var lines: [String] = []
-        for keyValue in result.keyValues {
-            guard let managed = try? layout.parse(keyValue.keyText) else {
-                lines.append("\(keyValue.keyText) (not a managed domain key) revision \(keyValue.modRevision)")
-                continue
-            }
-            if let kind = command.kind, managed.kind != kind { continue }
-            if let target = command.target, managed.target != target { continue }
-            let count = (try? decode(keyValue, key: keyValue.keyText).count).map { "\($0) keys" } ?? "unreadable"
-            lines.append(
-                "\(managed.target) \(managed.kind.rawValue) \(managed.domain) revision \(keyValue.modRevision) (\(count))"
-            )
-        }
-        try? console.writeOutput(lines.map { $0 + "\n" }.joined())
+        let failure = SystemCalls.execute(helper, arguments: ["defaults"] + arguments)
+        console.writeError("defaults: cannot run \(helper): \(failure.message)\n")
+        return 1
     }
 
     /// Runs `defaults fleet status`: asks this host's prefsd for its fleet state and prints it as `name: value` lines.

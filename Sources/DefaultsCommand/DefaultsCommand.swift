@@ -12,10 +12,19 @@ public enum DefaultsCommand {
     /// Swift concurrency's threads; only `watch` runs as a service in a task while this thread waits.
     /// - Parameter arguments: The command-line arguments, without the program name.
     public static func main(arguments: [String]) -> Never {
+        main(arguments: arguments, fleetAdministration: nil)
+    }
+
+    /// Runs `defaults` as ``main(arguments:)`` does, with the fleet actions that talk to etcd run in this process by
+    /// `fleetAdministration` (the `defaults-fleet` executable) instead of by running `defaults-fleet`.
+    /// - Parameters:
+    ///   - arguments: The command-line arguments, without the program name.
+    ///   - fleetAdministration: What runs those fleet actions; `nil` runs `defaults-fleet` for them.
+    package static func main(arguments: [String], fleetAdministration: (any FleetAdministration)?) -> Never {
         let environment = DefaultsEnvironment.current()
         let runner = CommandRunner(
             console: ProcessConsole(), environment: environment,
-            openStorage: CommandRunner.opener(environment: environment))
+            openStorage: CommandRunner.opener(environment: environment), fleetAdministration: fleetAdministration)
         SystemCalls.exitProcess(runner.runBlocking(arguments))
     }
 }

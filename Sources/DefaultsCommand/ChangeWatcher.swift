@@ -3,16 +3,18 @@ import DefaultsArguments
 import PrefsAccess
 import PrefsPlist
 import PrefsStore
-import ServiceLifecycle
 import Synchronization
 
-/// `defaults watch` as a service: prints one line per change to a domain, a key, or every domain, until the service
-/// group shuts it down (SIGINT or SIGTERM).
+/// `defaults watch`: prints one line per change to a domain, a key, or every domain, until SIGINT or SIGTERM.
 ///
 /// Lines are `<domain> <key> = <value>` or `<domain> <key> deleted`, the key and value in `read`'s quoting on one
 /// line (``PlistValue/compactDescription``). Watching every domain, new domains are found by listing the directory
 /// every ``discoveryInterval``; the keys a new domain already holds print as changes, so nothing is missed.
-final class WatchService: Service, Sendable {
+///
+/// It runs on the command's own thread, which waits for the signals between rounds (`sigtimedwait`), and starts no
+/// Swift concurrency: a command-line tool needs no service group for one loop, and without swift-service-lifecycle
+/// and the async-algorithms it brings, `defaults` is 2 MB smaller (docs/PACKAGING.md, "Linking").
+final class ChangeWatcher: Sendable {
     /// What is watched.
     enum Subject: Sendable {
         /// One domain (or one key of it), labelled in each line as the command line named it.
@@ -21,22 +23,22 @@ final class WatchService: Service, Sendable {
         case everyDomain(DomainScope)
     }
 
-    /// How often the domain list is read again when watching every domain.
-    static let discoveryInterval: Duration = .milliseconds(250)
+    /// How often the domain list is read again when watching every domain, in milliseconds.
+    static let discoveryInterval = 250
 
     private let storage: any DomainAccess
     private let console: any Console
     private let subject: Subject
     private let observations = Mutex<[DomainID: any AccessObservation]>([:])
 
-    /// Creates the service; ``start()`` begins observing.
+    /// Creates the watcher; ``start()`` begins observing.
     init(storage: any DomainAccess, console: any Console, subject: Subject) {
         self.storage = storage
         self.console = console
         self.subject = subject
     }
 
-    /// Observes the watched domains, before the service group starts, so that no change is missed.
+    /// Observes the watched domains, before anything is said, so that no change is missed.
     /// - Throws: ``DefaultsError`` when the domains cannot be listed or observed.
     func start() throws(DefaultsError) {
         switch subject {
@@ -47,11 +49,12 @@ final class WatchService: Service, Sendable {
         }
     }
 
-    /// Says on standard error what is watched, then looks for new domains and prints warnings until shut down.
+    /// Says on standard error what is watched, then looks for new domains and prints warnings until one of
+    /// `stopSignals` arrives.
     ///
-    /// The service group traps SIGINT and SIGTERM before it runs this, so once the line is out an interrupt ends
-    /// the watch cleanly.
-    func run() async throws {
+    /// The signals are blocked before anything is observed (``SystemCalls/StopSignals/block()``), so once the line
+    /// is out an interrupt ends the watch cleanly, and the threads that deliver changes never take them.
+    func run(until stopSignals: SystemCalls.StopSignals) {
         switch subject {
         case .domain(_, let label, let key):
             let what = key.map { "key \(PlistValue.quotedDefaultsText($0)) of domain \(label)" } ?? "domain \(label)"
@@ -59,12 +62,9 @@ final class WatchService: Service, Sendable {
         case .everyDomain:
             console.writeError("Watching every domain; press Control-C to stop.\n")
         }
-        try? await cancelWhenGracefulShutdown { [self] in
-            while !Task.isCancelled {
-                try await Task.sleep(for: Self.discoveryInterval)
-                if case .everyDomain(let scope) = subject { try? discover(scope, printingExisting: true) }
-                for warning in storage.takeDiagnostics() { console.writeError(DefaultsError(warning).message) }
-            }
+        while !stopSignals.wait(milliseconds: Self.discoveryInterval) {
+            if case .everyDomain(let scope) = subject { try? discover(scope, printingExisting: true) }
+            for warning in storage.takeDiagnostics() { console.writeError(DefaultsError(warning).message) }
         }
         let ended = observations.withLock { observations in
             defer { observations = [:] }
