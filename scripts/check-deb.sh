@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Checks the Debian packages of one build, as `make test` does after building them: every expected path is there
-# with its mode, the executables run from the extracted package, they link libxml2 and the rest shared and the Swift
-# runtime statically, defaults and plutil are registered as alternatives (no file at /usr/bin/defaults or
-# /usr/bin/plutil), the units name /usr/bin/prefsd, the maintainer scripts enable, stop and purge prefsd.socket, the
-# Python module imports, and lintian reports no error on the .changes. Prints one line per check; exits 1 when one
-# fails.
+# with its mode, the executables run from the extracted package, they link the C libraries shared (libxml2 NEEDED or
+# loaded by dlopen) and the Swift runtime statically, defaults and plutil are registered as alternatives (no file at
+# /usr/bin/defaults or /usr/bin/plutil), the units name /usr/bin/prefsd, the maintainer scripts enable, stop and
+# purge prefsd.socket, the Python module imports, and lintian reports no error on the .changes. Prints one line per
+# check; exits 1 when one fails.
 #
 #   scripts/check-deb.sh CHANGES            (the .changes that scripts/build-deb.sh prints)
 #
@@ -112,26 +112,39 @@ else
     fail "plutil -extract on an OpenStep file: $("$root/$libexec/plutil" -extract Answer raw -o - "$work/sample.plist" 2>&1)"
 fi
 if [ -e "$root/$libexec/defaults-fleet" ]; then
-    # defaults runs the defaults-fleet beside its own executable.
-    if "$root/$libexec/defaults" fleet help >/dev/null 2>&1; then
-        pass "defaults fleet help runs $libexec/defaults-fleet"
+    # defaults runs the defaults-fleet beside its own executable: without etcd endpoints, that one says so; with it
+    # moved away, defaults says something else.
+    with_fleet="$(env -u PREFERENCES_FLEET_ENDPOINTS "$root/$libexec/defaults" fleet list 2>&1 || true)"
+    mv "$root/$libexec/defaults-fleet" "$work/defaults-fleet"
+    without_fleet="$(env -u PREFERENCES_FLEET_ENDPOINTS "$root/$libexec/defaults" fleet list 2>&1 || true)"
+    mv "$work/defaults-fleet" "$root/$libexec/defaults-fleet"
+    if [[ "$with_fleet" == *endpoints* ]] && [ "$with_fleet" != "$without_fleet" ]; then
+        pass "defaults fleet list runs $libexec/defaults-fleet: $(head -n1 <<< "$with_fleet")"
     else
-        fail "defaults fleet help: $("$root/$libexec/defaults" fleet help 2>&1 | head -n1)"
+        fail "defaults fleet list: '$(head -n1 <<< "$with_fleet")'; without defaults-fleet: '$(head -n1 <<< "$without_fleet")'"
     fi
 fi
 
-# Linking: libxml2 (and the rest of C) shared, named in Depends; the Swift runtime static, so no libswift*.so.
+# Linking: the C libraries shared, the Swift runtime static (no libswift*.so). libxml2 is either NEEDED or, loaded
+# with dlopen when a document needs it, named by its soname in the executable; either way Depends must name it.
 for tool in "${tools[@]}"; do
     path="$root/usr/bin/$tool"
     [ -e "$path" ] || path="$root/$libexec/$tool"
     needed="$(readelf -d "$path" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')"
+    if [[ " $needed " == *" libxml2.so.2 "* ]]; then
+        xml2="NEEDED"
+    elif grep -qaF libxml2.so.2 "$path"; then
+        xml2="dlopen"
+    else
+        xml2=""
+    fi
     if [ -z "$needed" ] && [ "$tool" != prefsd ] && [ "$require_dynamic" = 0 ]; then
         pass "$tool is fully static (accepted while require_dynamic=0 in scripts/check-deb.sh)"
-    elif [[ " $needed " == *" libxml2.so.2 "* || "$tool" == defaults-fleet ]] && [[ "$needed" != *libswift* ]] &&
-        [[ "$(ldd "$path" 2>&1)" != *"not found"* ]]; then
-        pass "$tool links shared: $needed"
+    elif [[ " $needed " == *" libc.so.6 "* ]] && [[ "$needed" != *libswift* ]] &&
+        { [ -n "$xml2" ] || [ "$tool" = defaults-fleet ]; } && [[ "$(ldd "$path" 2>&1)" != *"not found"* ]]; then
+        pass "$tool links shared: $needed${xml2:+; libxml2.so.2: $xml2}"
     else
-        fail "$tool: NEEDED '${needed:-none: statically linked}' (libxml2.so.2 expected, no libswift*); ldd: $(ldd "$path" 2>&1 | grep 'not found' | xargs)"
+        fail "$tool: NEEDED '${needed:-none: statically linked}' (libc.so.6 and libxml2.so.2, NEEDED or by dlopen, expected; no libswift*); ldd: $(ldd "$path" 2>&1 | grep 'not found' | xargs)"
     fi
 done
 depends="$(dpkg-deb -f "$deb" Depends)"
