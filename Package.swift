@@ -87,15 +87,21 @@ let package = Package(
             name: "Preferences",
             dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsAccess"]
         ),
+        // What the three command-line tools share: the version, the spelling suggestion of a usage error, the
+        // completion scripts generated from a table of options.
+        .target(
+            name: "PrefsCommandLine"
+        ),
         // What a `defaults` command line means: verbs, domains, keys and values, parsed without touching anything.
         .target(
             name: "DefaultsArguments",
-            dependencies: ["PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsFleetScope"]
+            dependencies: ["PrefsCommandLine", "PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsFleetScope"]
         ),
         .target(
             name: "DefaultsCommand",
             dependencies: [
                 "DefaultsArguments",
+                "PrefsCommandLine",
                 "PrefsPOSIX",
                 "PrefsFleet",
                 "PrefsPlist",
@@ -125,7 +131,8 @@ let package = Package(
         .target(
             name: "PrefsDaemon",
             dependencies: [
-                "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet", "PrefsFleetScope",
+                "PrefsCommandLine", "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
+                "PrefsFleetScope",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,7 +157,7 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "plutil",
-            dependencies: ["PrefsPOSIX", "PrefsPlist"],
+            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist"],
             linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
@@ -195,6 +202,10 @@ let package = Package(
             dependencies: ["PrefsPOSIX", "PrefsTestSupport"]
         ),
         .testTarget(
+            name: "PrefsCommandLineTests",
+            dependencies: ["PrefsCommandLine"]
+        ),
+        .testTarget(
             name: "PrefsPlistTests",
             dependencies: ["PrefsPlist", "PrefsTestSupport"]
         ),
@@ -216,7 +227,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DefaultsCommandTests",
-            dependencies: ["DefaultsCommand", "DefaultsArguments", "PrefsAccess", "PrefsWire", "PrefsTestSupport"]
+            dependencies: [
+                "DefaultsCommand", "DefaultsArguments", "PrefsAccess", "PrefsCommandLine", "PrefsWire",
+                "PrefsTestSupport",
+            ]
         ),
         .testTarget(
             name: "PrefsAccessTests",
@@ -248,11 +262,13 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PrefsTestSupport", "plutil"]
+            dependencies: ["PrefsCommandLine", "PrefsTestSupport", "plutil"]
         ),
         .testTarget(
             name: "DefaultsEndToEndTests",
-            dependencies: ["PrefsPlist", "PrefsTestSupport", "defaults", "FoundationDefaultsFixture"]
+            dependencies: [
+                "PrefsCommandLine", "PrefsPlist", "PrefsTestSupport", "defaults", "FoundationDefaultsFixture",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

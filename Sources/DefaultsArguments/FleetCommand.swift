@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsCommandLine
 import PrefsFleetScope
 import PrefsPlist
 import PrefsStore
@@ -34,6 +35,11 @@ package struct FleetCommand: Sendable, Hashable {
     /// `PREFERENCES_FLEET_PASSWORD_FILE` names. TLS files, like the password file, come from the environment only
     /// (`PREFERENCES_FLEET_CA_FILE`, `PREFERENCES_FLEET_CERTIFICATE_FILE`, `PREFERENCES_FLEET_KEY_FILE`).
     package var user: String?
+
+    /// The actions, which a misspelled one is compared with.
+    private static let actions = ["write", "read", "delete", "list", "status"]
+    /// The options before the domain, which a misspelled one is compared with.
+    private static let options = ["-forced", "-default", "-all", "-group", "-host", "-endpoints", "-prefix", "-user"]
 
     /// Parses the arguments after `fleet`.
     static func parse(_ reader: inout ArgumentReader) throws(DefaultsError) -> FleetCommand {
@@ -74,7 +80,9 @@ package struct FleetCommand: Sendable, Hashable {
                 guard let name = reader.next(), !name.isEmpty else { throw .usage("-user needs an etcd user name") }
                 user = name
             default:
-                throw .usage("fleet does not know the option \(option)")
+                throw .usage(
+                    "fleet does not know the option \(option)"
+                        + SpellingSuggestion.clause(for: option, among: Self.options))
             }
         }
         func domain() throws(DefaultsError) -> DomainName {
@@ -114,7 +122,9 @@ package struct FleetCommand: Sendable, Hashable {
             }
             action = .status
         default:
-            throw .usage("fleet needs write, read, delete, list or status (got \(actionName))")
+            throw .usage(
+                "fleet needs write, read, delete, list or status (got \(actionName))"
+                    + SpellingSuggestion.clause(for: actionName, among: Self.actions))
         }
         try reader.expectEnd()
         if action != .list, action != .status {

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
+import PrefsCommandLine
 import PrefsPlist
 
 extension Invocation {
     /// Whether `word` asks for help besides the `help` verb (an extension: macOS prints the usage text and fails).
     static func isHelpOption(_ word: String) -> Bool {
         word == "--help" || word == "-help" || word == "-h"
+    }
+
+    /// Whether `word` asks for the version (an extension, the GNU convention; macOS has no such option).
+    static func isVersionOption(_ word: String) -> Bool {
+        word == "--version" || word == "-version"
     }
 
     /// Parses a command line as macOS `defaults` does: an optional `-currentHost` or `-host <name>`, a verb
@@ -32,8 +38,19 @@ extension Invocation {
         }
         guard let verbText = reader.next() else { throw .usage("a command is missing") }
         if isHelpOption(verbText) { return Invocation(host: host, command: .help) }
-        guard let verb = Verb.canonicalName(verbText) else { throw .usage("unknown command '\(verbText)'") }
+        if isVersionOption(verbText) { return Invocation(host: host, command: .version) }
+        guard let verb = Verb.canonicalName(verbText) else { throw unknownCommand(verbText) }
         return Invocation(host: host, command: try parseArguments(of: verb, &reader))
+    }
+
+    /// `unknown command 'raed'; did you mean 'read'?`: the nearest visible verb, alias or option, compared without
+    /// regard to case as verbs are matched.
+    ///
+    /// Only a failing command line builds the verb table for this (``Verb/canonicalName(_:)`` says why the others
+    /// do not).
+    static func unknownCommand(_ text: String) -> DefaultsError {
+        let names = Verb.all.filter { !$0.isHidden }.flatMap { [$0.name] + $0.aliases } + ["--help", "--version"]
+        return .usage("unknown command '\(text)'" + SpellingSuggestion.clause(for: text.lowercased(), among: names))
     }
 
     private static func parseArguments(
@@ -155,7 +172,10 @@ extension Invocation {
                     sources = [kind]
                 case "-overwrite": overwrite = true
                 case "-dry-run": dryRun = true
-                default: throw .usage("migrate does not know the option \(option)")
+                default:
+                    throw .usage(
+                        "migrate does not know the option \(option)"
+                            + SpellingSuggestion.clause(for: option, among: ["-from", "-overwrite", "-dry-run"]))
                 }
             }
             var domains: [DomainSelector] = []
@@ -163,7 +183,7 @@ extension Invocation {
             return .migrate(sources: sources, domains: domains, overwrite: overwrite, dryRun: dryRun)
         case "completion":
             guard let name = reader.next(), let shell = Shell(rawValue: name) else {
-                throw .usage("completion takes bash, zsh or fish")
+                throw .usage("completion takes \(Shell.nameList)")
             }
             try reader.expectEnd()
             return .completion(shell)
@@ -183,7 +203,7 @@ extension Invocation {
                 throw .usage("__complete takes domains, or keys and a domain")
             }
         default:
-            throw .usage("unknown command '\(verb)'")
+            throw unknownCommand(verb)
         }
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
+import PrefsCommandLine
 import PrefsPlist
 
 /// A parsed command line: the host option and the command with its arguments.
@@ -8,6 +9,8 @@ package struct Invocation: Sendable, Equatable {
     package enum Command: Sendable, Equatable {
         /// `help`, `--help`, `-h`: the help text on standard output, exit status 0.
         case help
+        /// `--version`: one line, `defaults 1.0.0`, exit status 0.
+        case version
         /// `printHostIdentifier`: the machine id that names by-host files.
         case printHostIdentifier
         /// `domains`.

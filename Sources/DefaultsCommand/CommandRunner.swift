@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
 import PrefsAccess
+import PrefsCommandLine
 import PrefsPlist
 import PrefsStore
 import Synchronization
@@ -132,10 +133,14 @@ struct CommandRunner: Sendable {
         }
     }
 
-    /// Writes an error: for a usage error, the usage text to standard output first, as macOS does.
+    /// Writes an error to standard error; a usage error then writes the usage text to standard output, as macOS does.
+    ///
+    /// The reason comes first so that on a terminal, where both streams show, it heads the usage text instead of
+    /// following fifty lines of it; scripts written for macOS still find the usage text on standard output and status
+    /// 255.
     func report(_ error: DefaultsError) {
-        if error.code == .usage { try? console.writeOutput(HelpText.text) }
         console.writeError(error.message)
+        if error.code == .usage { try? console.writeOutput(HelpText.text) }
     }
 
     /// Runs a parsed command other than `watch` on this thread.
@@ -145,6 +150,8 @@ struct CommandRunner: Sendable {
         switch invocation.command {
         case .help:
             try console.writeOutput(HelpText.text)
+        case .version:
+            try console.writeOutput(PreferencesVersion.versionLine(program: "defaults"))
         case .printHostIdentifier:
             guard let machineID = environment.machineID else {
                 throw DefaultsError(.storage, "defaults: this machine has no machine id (/etc/machine-id)")
@@ -190,8 +197,9 @@ struct CommandRunner: Sendable {
         case .manualPage:
             try console.writeOutput(ManualPage.text)
         case .completeDomains:
+            // Without the global domain: the scripts offer its names (-g, -globalDomain, NSGlobalDomain) themselves.
             try withUserStorage(host: host) { storage, scope throws(DefaultsError) in
-                let names = try checked { try storage.domainNames(in: scope) }
+                let names = try checked { try storage.domainNames(in: scope) }.filter { !$0.isGlobal }
                 try console.writeOutput(names.map { $0.rawValue + "\n" }.joined())
             }
         case .completeKeys(let domain):

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
+import PrefsCommandLine
 
 /// Shell completion scripts for bash, zsh and fish, generated from ``Verb/all`` and ``ValueFlag/all``.
 ///

@@ -38,6 +38,7 @@ enum HelpText {
             line("-keypath <key path>", "in place of <key> for read, read-type, write, delete:"),
             line("", "a path into nested values such as Window.Frame.0"),
             line("", "(\"\\.\" is a dot inside a key)"),
+            line("--version", "prints the version"),
             "",
             "Preferences live in $PREFERENCES_HOME (default ~/.config/preferences); see 'defaults man'.",
         ]

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import DefaultsArguments
+import PrefsCommandLine
 
 /// The manual page, defaults(1), in roff (`man` macros), generated from ``Verb/all`` and ``ValueFlag/all``.
 enum ManualPage {
     /// The page; `defaults man | man -l -` shows it.
     static let text: String = {
         var page: [String] = [
-            ".TH DEFAULTS 1 \"\" \"Preferences for Linux\" \"User Commands\"",
+            ".TH DEFAULTS 1 \"\" \"\(PreferencesVersion.projectName) \(PreferencesVersion.current)\" "
+                + "\"User Commands\"",
             ".SH NAME",
             "defaults \\- read, write, delete and watch preferences (user defaults)",
             ".SH SYNOPSIS",
@@ -70,13 +72,15 @@ enum ManualPage {
         page.append(".SH BEYOND MACOS")
         page += paragraphs([
             "watch, explain, completion and man; -format on read and export; -keypath; several key/value pairs "
-                + "separated by -- in one write. help, --help and -h print the help text and exit with status 0."
+                + "separated by -- in one write. help, --help and -h print the help text and exit with status 0; "
+                + "--version prints one line, \"defaults \(PreferencesVersion.current)\", and exits with status 0."
         ])
         page.append(".SH DIFFERENCES FROM MACOS")
         page += paragraphs([
             "Messages are macOS's without the NSLog time stamp. Usage errors also name the problem on standard "
-                + "error. Extra arguments are always an error. -int and -float refuse text that is not a number, "
-                + "and -float keeps double precision. -date takes \"2024-05-01 12:30:00 +0000\", ISO 8601 or a "
+                + "error, before the usage text, and suggest the command meant for a misspelled one. Extra "
+                + "arguments are always an error. -int and -float refuse text that is not a number, and -float "
+                + "keeps double precision. -date takes \"2024-05-01 12:30:00 +0000\", ISO 8601 or a "
                 + "plain date, not natural language. -app is not supported. -host takes this machine's host name, "
                 + "localhost or a machine id. Domain names are limited to letters, digits, '.', '_' and '-'. A "
                 + "single string value prints as UTF-8. Inside -array and -dict a bare -- ends the list. Deleting "
@@ -106,7 +110,13 @@ enum ManualPage {
         page.append(".SH EXIT STATUS")
         page += paragraphs([
             "0 on success (find finds nothing, watch is interrupted), 1 when a domain or key does not exist or an "
-                + "operation fails, 255 for a usage error, after the usage text on standard output."
+                + "operation fails, 255 for a usage error.",
+            "A usage error prints its reason on one line of standard error first (\"defaults: unknown command "
+                + "'raed'; did you mean 'read'?\"), then the usage text on standard output, as macOS does. The three "
+                + "programs of Preferences for Linux share one scheme: 0 for success, 1 for a failure, and a status "
+                + "of its own for a usage error, which is 2 for plutil and prefsd (the GNU convention, which systemd "
+                + "shows as INVALIDARGUMENT) and 255 for defaults, because macOS's defaults exits with -1 and "
+                + "scripts written for it test that.",
         ])
         page.append(".SH EXAMPLES")
         for example in [

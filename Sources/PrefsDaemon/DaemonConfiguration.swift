@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PrefsCommandLine
 import PrefsPOSIX
 import PrefsStore
 import PrefsWire
@@ -87,8 +88,9 @@ public struct DaemonConfiguration: Sendable {
     }
 }
 
-/// The daemon's version.
+/// The daemon's version: the version of Preferences for Linux, which `PreferencesVersion` in PrefsCommandLine holds
+/// for all three programs.
 public enum PrefsDaemonVersion {
-    /// The version string, as `prefsd --version` prints it.
-    public static let current = "1.0.0"
+    /// The version string, `1.0.0`, as `prefsd --version` prints it (`prefsd 1.0.0`).
+    public static let current = PreferencesVersion.current
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PrefsCommandLine
 import PrefsPOSIX
 import PrefsStore
 import PrefsSystemd
@@ -12,7 +13,7 @@ public enum Prefsd {
     /// The text of `prefsd --help`.
     public static let usage = """
         usage: prefsd [--socket PATH]
-               prefsd --help | --version
+               prefsd --help | --version | --completion bash|zsh|fish
 
         prefsd, the Preferences daemon, serves the preferences of the user running it over a Unix socket
         (docs/PROTOCOL.md): the single writer of their domain files, with change notifications for every client.
@@ -24,12 +25,15 @@ public enum Prefsd {
                           /run/user/<uid>/prefsd/socket or /tmp/prefsd-<uid>/socket
           --help          print this text
           --version       print the version
+          --completion SHELL
+                          print a completion script for bash, zsh or fish
 
         environment: PREFERENCES_HOME, PREFERENCES_SYSTEM_DIR, PREFERENCES_DOMAINS_DIR, PREFSD_SOCKET.
         settings: `defaults write prefsd <key> <value>`, read at start-up and on SIGHUP: FlushDelay,
         IdleExitSeconds, IdleTimeoutSeconds, FrameTimeoutSeconds, LogLevel, MaxConnections, MaxFrameBytes,
         MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions, SubscriptionQueueLength,
         MaxSuites, MaxBufferedFrameBytes (docs/DAEMON.md).
+        exit status: 0 after a clean stop, 1 when start-up failed, 2 for a usage error (its reason on standard error).
 
         """
 
@@ -45,18 +49,25 @@ public enum Prefsd {
                 print(usage, terminator: "")
                 return 0
             case "--version":
-                print("prefsd \(PrefsDaemonVersion.current)")
+                print(PreferencesVersion.versionLine(program: "prefsd"), terminator: "")
+                return 0
+            case "--completion":
+                guard index + 1 < arguments.count, let shell = Shell(rawValue: arguments[index + 1]) else {
+                    return usageError("--completion takes \(Shell.nameList)")
+                }
+                print(OptionTable.prefsd.completionScript(for: shell), terminator: "")
                 return 0
             case "--socket":
                 guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
-                    printError("prefsd: --socket needs a path\n\(usage)")
-                    return 2
+                    return usageError("--socket needs a path")
                 }
                 socketOverride = arguments[index + 1]
                 index += 1
             default:
-                printError("prefsd: unknown argument \(arguments[index])\n\(usage)")
-                return 2
+                let argument = arguments[index]
+                return usageError(
+                    "unknown argument '\(argument)'"
+                        + SpellingSuggestion.clause(for: argument, among: OptionTable.prefsd.names))
             }
             index += 1
         }
@@ -151,7 +162,14 @@ public enum Prefsd {
         return 0
     }
 
-    private static func printError(_ text: String) {
-        POSIX.writeToStandardError(text + (text.hasSuffix("\n") ? "" : "\n"))
+    /// The exit status of a usage error: 2, as plutil's and GNU tools' (defaults keeps macOS's 255); systemd shows it
+    /// as INVALIDARGUMENT.
+    static let usageErrorStatus: Int32 = 2
+
+    /// Prints the reason of a usage error and where to read more (not the whole usage text, which would push the
+    /// reason off the screen) and returns ``usageErrorStatus``.
+    private static func usageError(_ reason: String) -> Int32 {
+        POSIX.writeToStandardError("prefsd: \(reason)\nRun 'prefsd --help' for usage.\n")
+        return usageErrorStatus
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsCommandLine
 import PrefsPlist
 
 #if canImport(Glibc)
@@ -20,6 +21,8 @@ enum Plutil {
           -extract <keypath> <fmt>  write the value at <keypath> in <fmt> (xml1, binary1, json, or raw:
                                     the bare value of a string, number, boolean, date or data)
           -help                     show this text
+          -version                  show the version (also --version)
+          -completion <shell>       print a completion script for bash, zsh or fish
 
         options:
           -o <path>                 write to <path> instead of in place; "-o -" writes to standard output
@@ -40,7 +43,7 @@ enum Plutil {
           plutil -extract Window.Frame raw Settings.plist
           plutil -extract Recent.0 xml1 -o - Settings.plist
 
-        exit status: 0 when every file succeeded, 1 otherwise, 2 for a usage error.
+        exit status: 0 when every file succeeded, 1 otherwise, 2 for a usage error (its reason on standard error).
         """
 
     static func main() {
@@ -49,12 +52,16 @@ enum Plutil {
         do {
             command = try PlutilCommand.parse(arguments)
         } catch {
+            // The reason, and where to read more: the whole usage text would push the reason off the screen.
             FileIO.printError("plutil: \(error.message)")
-            FileIO.printError(helpText)
-            exit(2)
+            FileIO.printError("Run 'plutil -help' for usage.")
+            exit(usageErrorStatus)
         }
         exit(run(command) ? 0 : 1)
     }
+
+    /// The exit status of a usage error: 2, as prefsd's and GNU tools' (defaults keeps macOS's 255).
+    static let usageErrorStatus: Int32 = 2
 
     /// Runs a command; returns true when every file succeeded.
     static func run(_ command: PlutilCommand) -> Bool {
@@ -62,6 +69,10 @@ enum Plutil {
         case .help:
             FileIO.printLine(helpText)
             return true
+        case .version:
+            return writeOutput(PreferencesVersion.versionLine(program: "plutil"))
+        case .completion(let shell):
+            return writeOutput(OptionTable.plutil.completionScript(for: shell))
         case .lint(let files, let silent):
             return files.reduce(true) { ok, file in lint(file, silent: silent) && ok }
         case .print(let files):
@@ -73,6 +84,17 @@ enum Plutil {
         case .extract(let keyPath, let format, let humanReadable, let output, let file):
             return extract(
                 PlistKeyPath(keyPath), format: format, humanReadable: humanReadable, output: output, from: file)
+        }
+    }
+
+    /// Writes text to standard output; false, with the reason on standard error, when it cannot.
+    private static func writeOutput(_ text: String) -> Bool {
+        do {
+            try FileIO.writeStandardOutput(Array(text.utf8))
+            return true
+        } catch {
+            FileIO.printError("plutil: \(error)")
+            return false
         }
     }
 

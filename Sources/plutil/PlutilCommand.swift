@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsCommandLine
 import PrefsPlist
 
 /// A parsed `plutil` command line.
@@ -22,12 +23,14 @@ enum PlutilCommand: Equatable {
     }
 
     case help
+    case version
+    case completion(Shell)
     case lint(files: [String], silent: Bool)
     case convert(format: PlistFormat, humanReadable: Bool, output: Output, files: [String], silent: Bool)
     case print(files: [String])
     case extract(keyPath: String, format: ExtractFormat, humanReadable: Bool, output: Output, file: String)
 
-    /// A usage problem, printed with the help text.
+    /// A usage problem: its one-line reason, printed before a hint to run `plutil -help`.
     struct UsageError: Error, Equatable {
         let message: String
     }
@@ -60,6 +63,12 @@ enum PlutilCommand: Equatable {
             switch argument {
             case "--": optionsEnded = true
             case "-help", "--help", "-h": return .help
+            case "-version", "--version": return .version
+            case "-completion":
+                guard let shell = Shell(rawValue: try next("-completion")) else {
+                    throw UsageError(message: "-completion takes \(Shell.nameList).")
+                }
+                return .completion(shell)
             case "-lint", "-p":
                 try setVerb(argument, &verb)
             case "-convert":
@@ -77,12 +86,19 @@ enum PlutilCommand: Equatable {
                 output = .replacingExtension(try next("-e"))
             case "-s": silent = true
             case "-r": humanReadable = true
-            default: throw UsageError(message: "Unrecognized option: \(argument)")
+            default:
+                throw UsageError(
+                    message: "Unrecognized option: \(argument)"
+                        + SpellingSuggestion.clause(for: argument, among: OptionTable.plutil.names))
             }
             index += 1
         }
 
-        guard let verb else { throw UsageError(message: "No command specified.") }
+        guard let verb else {
+            // `plutil lint x.plist` means -lint: the first word is then a command without its dash.
+            let suggestion = files.first.map { SpellingSuggestion.clause(for: "-" + $0, among: commandNames) } ?? ""
+            throw UsageError(message: "No command specified" + (suggestion.isEmpty ? "." : suggestion))
+        }
         guard !files.isEmpty else { throw UsageError(message: "No files specified.") }
         if case .path = output, files.count > 1 {
             throw UsageError(message: "Only one file may be specified with -o.")
@@ -102,6 +118,11 @@ enum PlutilCommand: Equatable {
                 keyPath: extractArguments.keyPath, format: extractArguments.format, humanReadable: humanReadable,
                 output: extractOutput, file: files[0])
         }
+    }
+
+    /// The options that say what plutil does, one per command line.
+    private static var commandNames: [String] {
+        OptionTable.plutil.options.filter(\.isCommand).map(\.name)
     }
 
     private static func setVerb(_ argument: String, _ verb: inout String?) throws(UsageError) {

@@ -8,22 +8,76 @@ import Testing
 
 @Suite("prefsd, the built daemon")
 struct PrefsdCommandTests {
-    @Test("--version, --help and a bad argument")
+    @Test("--version and --help")
     func commandLine() throws {
         let version = try runProgram(DaemonProcess.prefsd, ["--version"])
         #expect(version.status == 0)
+        // What scripts/build-deb.sh, scripts/check-deb.sh and debian/rules parse.
+        #expect(version.output == "prefsd \(PrefsDaemonVersion.current)\n")
         #expect(version.output == "prefsd 1.0.0\n")
         #expect(version.error == "")
         let help = try runProgram(DaemonProcess.prefsd, ["--help"])
         #expect(help.status == 0)
         #expect(help.output == Prefsd.usage)
-        let bad = try runProgram(DaemonProcess.prefsd, ["--bogus"])
-        #expect(bad.status == 2)
-        #expect(bad.output == "")
-        #expect(bad.error == "prefsd: unknown argument --bogus\n" + Prefsd.usage)
-        let missing = try runProgram(DaemonProcess.prefsd, ["--socket"])
-        #expect(missing.status == 2)
-        #expect(missing.error.hasPrefix("prefsd: --socket needs a path\n"))
+    }
+
+    @Test(
+        "a usage error: the reason, a hint, status 2, not the usage text",
+        arguments: [
+            (["--bogus"], "unknown argument '--bogus'"),
+            (["--sokcet", "/tmp/s"], "unknown argument '--sokcet'; did you mean '--socket'?"),
+            (["-version"], "unknown argument '-version'; did you mean '--version'?"),
+            (["--socket", "/tmp/s", "--hepl"], "unknown argument '--hepl'; did you mean '--help'?"),
+            (["--socket"], "--socket needs a path"),
+            (["--completion", "tcsh"], "--completion takes bash, zsh or fish"),
+            (["--completion"], "--completion takes bash, zsh or fish"),
+        ])
+    func usageError(arguments: [String], reason: String) throws {
+        let result = try runProgram(DaemonProcess.prefsd, arguments)
+        #expect(result.status == 2)
+        #expect(result.output == "")
+        #expect(result.error == "prefsd: \(reason)\nRun 'prefsd --help' for usage.\n")
+    }
+
+    static let bash = ["/usr/bin/bash", "/bin/bash"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(
+        "--completion bash: the script, run in bash, completes the options and --socket's path",
+        .enabled(if: bash != nil, "bash is not installed"))
+    func bashCompletion() throws {
+        let directory = try TemporaryDirectory(prefix: "prefsd-completion")
+        for name in ["prefs.socket", "plain file"] {
+            #expect(FileManager.default.createFile(atPath: directory.file(name), contents: Data()))
+        }
+        func complete(_ words: [String]) throws -> String {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let result = try runProgram(
+                try #require(Self.bash),
+                [
+                    "-c",
+                    """
+                    cd '\(directory.path)' || exit 1
+                    source <('\(DaemonProcess.prefsd)' --completion bash)
+                    COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _prefsd
+                    printf '%s\\n' "${COMPREPLY[@]}"
+                    """,
+                ])
+            #expect(result.status == 0, "\(words): \(result.error)")
+            #expect(result.error == "", "\(words)")
+            return result.output
+        }
+        #expect(try complete(["prefsd", ""]) == "--socket\n--help\n--version\n--completion\n")
+        #expect(try complete(["prefsd", "--s"]) == "--socket\n")
+        #expect(try complete(["prefsd", "--socket", "pr"]) == "prefs.socket\n")
+        #expect(
+            try complete(["prefsd", "--socket", "p"]).split(separator: "\n").sorted() == ["plain file", "prefs.socket"])
+        #expect(try complete(["prefsd", "--socket", "prefs.socket", "--v"]) == "--version\n")
+        #expect(try complete(["prefsd", "--completion", ""]) == "bash\nzsh\nfish\n")
+        for shell in ["zsh", "fish"] {
+            let script = try runProgram(DaemonProcess.prefsd, ["--completion", shell])
+            #expect(script.status == 0)
+            #expect(script.output.contains("completion for prefsd (Preferences for Linux)"), "\(shell)")
+        }
     }
 
     @Test("started by hand: serves the Python example, refuses a second daemon, flushes and exits 0 on SIGTERM")

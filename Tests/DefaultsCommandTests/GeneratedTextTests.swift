@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsCommandLine
 import PrefsPlist
 import Testing
 
@@ -92,9 +93,9 @@ import Testing
     }
 
     @Test func watchLinesQuoteKeysAndSayDeleted() {
-        #expect(WatchService.line(label: "D", key: "Theme", value: "dark") == "D Theme = dark\n")
-        #expect(WatchService.line(label: "D", key: "two words", value: [1]) == "D \"two words\" = (1)\n")
-        #expect(WatchService.line(label: "D", key: "Theme", value: nil) == "D Theme deleted\n")
+        #expect(ChangeWatcher.line(label: "D", key: "Theme", value: "dark") == "D Theme = dark\n")
+        #expect(ChangeWatcher.line(label: "D", key: "two words", value: [1]) == "D \"two words\" = (1)\n")
+        #expect(ChangeWatcher.line(label: "D", key: "Theme", value: nil) == "D Theme deleted\n")
     }
 
     @Test func completionScriptsListEveryVisibleVerbAndValueFlag() {

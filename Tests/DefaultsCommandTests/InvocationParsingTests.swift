@@ -147,6 +147,28 @@ import Testing
         }
     }
 
+    @Test func versionIsAnOptionInTheVerbsPlace() throws {
+        #expect(try parse(["--version"]) == Invocation(host: .any, command: .version))
+        #expect(try parse(["-version"]).command == .version)
+        #expect(try parse(["-currentHost", "--version"]) == Invocation(host: .current, command: .version))
+        // Past the verb it is an argument, as -currentHost is: here a domain name, refused when run.
+        #expect(try parse(["read", "--version"]).command == .read(.name("--version"), key: nil, format: nil))
+    }
+
+    /// A misspelled verb gets the nearest visible verb, alias or option, compared without regard to case.
+    @Test(arguments: [
+        ("raed", "read"), ("RAED", "read"), ("wirte", "write"), ("read-tpye", "read-type"), ("remvoe", "remove"),
+        ("explian", "explain"), ("copmletion", "completion"), ("--hlep", "--help"), ("--versoin", "--version"),
+    ])
+    func anUnknownCommandSuggestsTheNearestName(typed: String, meant: String) {
+        #expect(usageReason([typed]) == "defaults: unknown command '\(typed)'; did you mean '\(meant)'?\n")
+    }
+
+    @Test(arguments: ["printhostidentifer", "__compelte", "frobnicate", "xx"])
+    func hiddenVerbsAndFarWordsAreNotSuggested(typed: String) {
+        #expect(usageReason([typed]) == "defaults: unknown command '\(typed)'\n")
+    }
+
     @Test func usageErrorsNameTheProblem() {
         #expect(usageReason([]) == "")
         #expect(usageReason(["nope"]) == "defaults: unknown command 'nope'\n")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
+import PrefsCommandLine
 import PrefsPlist
 import PrefsStore
 import PrefsTestSupport
@@ -114,6 +115,24 @@ import Testing
         #expect(
             console.error
                 == "defaults: warning: other\nCould not write domain com.example.App; exiting\ndefaults: disk full\n")
+    }
+
+    /// The completion scripts add -g, -globalDomain and NSGlobalDomain themselves: the candidates must not repeat it.
+    @Test func domainCandidatesLeaveOutTheGlobalDomain() async {
+        let storage = RecordingStorage(domains: [
+            Self.app: ["A": "1"], DomainID(.global): ["B": "2"], DomainID(try! DomainName("a.first")): ["C": "3"],
+        ])
+        let (status, console) = await run(["__complete", "domains"], storage: storage)
+        #expect(status == 0)
+        #expect(console.output == "a.first\ncom.example.App\n")
+        #expect(console.error == "")
+    }
+
+    @Test func versionPrintsOneLine() async {
+        let (status, console) = await run(["--version"], storage: RecordingStorage())
+        #expect(status == 0)
+        #expect(console.output == "defaults \(PreferencesVersion.current)\n")
+        #expect(console.error == "")
     }
 
     @Test func aUsageErrorPrintsTheHelpToStandardOutput() async {

@@ -14,11 +14,13 @@ import Testing
         return nil
     }
 
-    /// A sandbox with two domains, and a shell environment whose PATH finds the built `defaults`.
+    /// A sandbox with two domains and the global domain, and a shell environment whose PATH finds the built
+    /// `defaults`.
     private func sandbox() throws -> (Sandbox, [String: String]) {
         let sandbox = try Sandbox()
         try sandbox.domain("com.example.App", "{ Theme = dark; \"Two Words\" = x; }")
         try sandbox.domain("com.example.Other", "{ a = 1; }")
+        try sandbox.domain("NSGlobalDomain", "{ AppleLanguages = (en); }")
         var environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { _, new in new }
         let binDirectory = (sandbox.defaults.path as NSString).deletingLastPathComponent
         environment["PATH"] = binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
@@ -63,6 +65,12 @@ import Testing
         #expect(try complete(["defaults", "-cur"]) == "-currentHost\n")
         #expect(try complete(["defaults", "read", "com."]) == "com.example.App\ncom.example.Other\n")
         #expect(try complete(["defaults", "read", "-g"]) == "-g\n-globalDomain\n")
+        // The global domain's file exists, and its names are offered once each.
+        #expect(try complete(["defaults", "read", "N"]) == "NSGlobalDomain\n")
+        #expect(
+            try complete(["defaults", "read", ""])
+                == "com.example.App\ncom.example.Other\n-g\n-globalDomain\nNSGlobalDomain\n")
+        #expect(try complete(["defaults", "explain", "-suite", ""]) == "com.example.App\ncom.example.Other\n")
         #expect(try complete(["defaults", "write", "com.example.App", ""]) == "Theme\nTwo\\ Words\n")
         #expect(try complete(["defaults", "write", "com.example.App", "Theme", "-in"]) == "-int\n-integer\n")
         #expect(

@@ -67,6 +67,7 @@ let helpText = """
       -keypath <key path>                  in place of <key> for read, read-type, write, delete:
                                            a path into nested values such as Window.Frame.0
                                            ("\\." is a dot inside a key)
+      --version                            prints the version
 
     Preferences live in $PREFERENCES_HOME (default ~/.config/preferences); see 'defaults man'.
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PrefsCommandLine
 import PrefsTestSupport
 import Testing
 
-/// `help` and usage errors: the usage text on standard output, exit status 255, the reason on standard error.
+/// `help`, `--version` and usage errors: the reason on standard error first, then the usage text on standard output,
+/// exit status 255.
 @Suite struct UsageTests {
     @Test(arguments: [["help"], ["HELP"], ["--help"], ["-h"], ["-help"], ["-currentHost", "help"]])
     func helpPrintsTheHelpTextAndSucceeds(arguments: [String]) throws {
@@ -41,5 +43,35 @@ import Testing
     func aUsageErrorPrintsTheUsageAndTheReason(arguments: [String], reason: String) throws {
         let sandbox = try Sandbox()
         expectRun(try sandbox.run(arguments), status: 255, stdout: helpText, stderr: "defaults: \(reason)\n")
+    }
+
+    @Test(arguments: [
+        (["raed", "D"], "unknown command 'raed'; did you mean 'read'?"),
+        (["WIRTE", "D", "k", "v"], "unknown command 'WIRTE'; did you mean 'write'?"),
+        (["-currentHost", "domian"], "unknown command 'domian'; did you mean 'domains'?"),
+        (["remvoe", "D"], "unknown command 'remvoe'; did you mean 'remove'?"),
+        (["--verison"], "unknown command '--verison'; did you mean '--version'?"),
+        (["rd"], "unknown command 'rd'"),
+        (["migrate", "-dryrun"], "migrate does not know the option -dryrun; did you mean '-dry-run'?"),
+        (["fleet", "lsit"], "fleet needs write, read, delete, list or status (got lsit); did you mean 'list'?"),
+        (["fleet", "read", "-froced", "D"], "fleet does not know the option -froced; did you mean '-forced'?"),
+    ])
+    func aMisspelledNameGetsTheNearestSuggested(arguments: [String], reason: String) throws {
+        let sandbox = try Sandbox()
+        expectRun(try sandbox.run(arguments), status: 255, stdout: helpText, stderr: "defaults: \(reason)\n")
+    }
+
+    /// On a terminal both streams show: the reason must head the usage text, not follow its fifty lines.
+    @Test func theReasonIsWrittenBeforeTheUsageText() throws {
+        let sandbox = try Sandbox()
+        let merged = try BuiltProduct(path: "/bin/sh").run(
+            ["-c", "exec \"$0\" \"$@\" 2>&1", sandbox.defaults.path, "raed"], environment: sandbox.environment)
+        expectRun(merged, status: 255, stdout: "defaults: unknown command 'raed'; did you mean 'read'?\n" + helpText)
+    }
+
+    @Test(arguments: [["--version"], ["-version"], ["-currentHost", "--version"]])
+    func versionPrintsOneLineAndSucceeds(arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        expectRun(try sandbox.run(arguments), stdout: "defaults \(PreferencesVersion.current)\n")
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PrefsCommandLine
 import PrefsTestSupport
 import Testing
 
@@ -261,18 +262,35 @@ import Testing
         #expect(result.standardError.contains("is a dictionary"))
     }
 
+    /// The reason on one line, a hint, exit status 2, and not the whole usage text.
     @Test(arguments: [
-        ["-convert", "yaml", "x.plist"],
-        ["-lint"],
-        ["-bogus", "x.plist"],
-        ["x.plist"],
-        ["-lint", "-p", "x.plist"],
+        (["-convert", "yaml", "x.plist"], "Unknown format specifier: yaml (use xml1, binary1, json or openstep)."),
+        (["-lint"], "No files specified."),
+        (["-bogus", "x.plist"], "Unrecognized option: -bogus"),
+        (["x.plist"], "No command specified."),
+        ([], "No command specified."),
+        (["-lint", "-p", "x.plist"], "Cannot combine -lint with -p."),
+        (["-lnit", "x.plist"], "Unrecognized option: -lnit; did you mean '-lint'?"),
+        (["--convret", "json", "x.plist"], "Unrecognized option: --convret; did you mean '-convert'?"),
+        (["-verison"], "Unrecognized option: -verison; did you mean '-version'?"),
+        (["-x", "x.plist"], "Unrecognized option: -x"),
+        (["lint", "x.plist"], "No command specified; did you mean '-lint'?"),
+        (["-completion", "tcsh"], "-completion takes bash, zsh or fish."),
+        (["-completion"], "Missing argument for -completion."),
     ])
-    func usageErrorsPrintTheHelpAndExitTwo(arguments: [String]) throws {
+    func usageErrorsPrintTheReasonAndAHintAndExitTwo(arguments: [String], reason: String) throws {
         let result = try plutil.run(arguments)
         #expect(result.status == 2)
-        #expect(result.standardError.hasPrefix("plutil: "))
-        #expect(result.standardError.contains("usage: plutil <command> [options] <files>"))
+        #expect(result.standardOutput == "")
+        #expect(result.standardError == "plutil: \(reason)\nRun 'plutil -help' for usage.\n")
+    }
+
+    @Test(arguments: ["-version", "--version"])
+    func versionPrintsOneLine(option: String) throws {
+        let result = try plutil.run([option])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "plutil \(PreferencesVersion.current)\n")
+        #expect(result.standardError == "")
     }
 
     @Test func helpGoesToStandardOutput() throws {
