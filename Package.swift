@@ -2,15 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
-// `defaults` and `plutil` are fully static in release builds on Linux: no dynamic loader and no shared library, so they
-// start fastest (docs/DEFAULTS.md). Debian's static libxml2 needs ICU, zlib, liblzma and the C++ runtime at link time.
-// Being link settings of these two executables only, one release build makes them and the dynamically linked prefsd
-// (libsystemd is shared-only) with the same compiled modules (scripts/build-release.sh).
+// The executables link every C library dynamically (libxml2, libsystemd, OpenSSL, libstdc++, glibc), so that a
+// distribution's security updates of those libraries reach them; only the Swift runtime is static
+// (scripts/build-release.sh, docs/PACKAGING.md). PREFERENCES_FULLY_STATIC=1 builds `defaults` and `plutil` fully
+// static instead (Debian's static libxml2 needs ICU, zlib, liblzma and the C++ runtime at link time): not for
+// distribution, only to measure what dynamic linking costs (docs/BENCHMARKS.md).
 let fullyStaticInRelease: [LinkerSetting] =
-    [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
-    + ["icuuc", "icudata", "z", "lzma", "stdc++", "m"].map {
-        .linkedLibrary($0, .when(platforms: [.linux], configuration: .release))
-    }
+    Context.environment["PREFERENCES_FULLY_STATIC"] != "1"
+    ? []
+    : [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
+        + ["icuuc", "icudata", "z", "lzma", "stdc++", "m"].map {
+            .linkedLibrary($0, .when(platforms: [.linux], configuration: .release))
+        }
 
 let package = Package(
     name: "preferences",
@@ -20,6 +23,7 @@ let package = Package(
         .library(name: "Preferences", targets: ["Preferences"]),
         .executable(name: "plutil", targets: ["plutil"]),
         .executable(name: "defaults", targets: ["defaults"]),
+        .executable(name: "defaults-fleet", targets: ["defaults-fleet"]),
         .library(name: "PrefsClient", targets: ["PrefsClient"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
     ]
@@ -103,14 +107,18 @@ let package = Package(
                 "DefaultsArguments",
                 "PrefsCommandLine",
                 "PrefsPOSIX",
-                "PrefsFleet",
+                "PrefsClient",
                 "PrefsPlist",
                 "PrefsStore",
                 "PrefsAccess",
                 "PrefsWire",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        // `defaults fleet write|read|delete|list`: the etcd actions, which the `defaults-fleet` executable runs, so that
+        // `defaults` links neither SwiftNIO nor OpenSSL.
+        .target(
+            name: "DefaultsFleet",
+            dependencies: ["DefaultsArguments", "DefaultsCommand", "PrefsFleet", "PrefsPlist"]
         ),
         // The etcd v3 client (JSON gateway over HTTP/1.1 on SwiftNIO) and the fleet cache; prefsd and `defaults fleet`
         // use it, the store never does (docs/FLEET.md).
@@ -164,6 +172,10 @@ let package = Package(
             name: "defaults",
             dependencies: ["DefaultsCommand"],
             linkerSettings: fullyStaticInRelease
+        ),
+        .executableTarget(
+            name: "defaults-fleet",
+            dependencies: ["DefaultsCommand", "DefaultsFleet"]
         ),
         .executableTarget(
             name: "prefsd",
@@ -257,7 +269,7 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "PrefsFleet", "PrefsFleetScope", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient",
-                "PrefsTestSupport", "prefsd", "defaults",
+                "PrefsTestSupport", "prefsd", "defaults", "defaults-fleet",
             ]
         ),
         .testTarget(

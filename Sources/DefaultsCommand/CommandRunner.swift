@@ -20,16 +20,24 @@ struct CommandRunner: Sendable {
     let environment: DefaultsEnvironment
     /// How storage is opened: on the files directly by default.
     let openStorage: StorageOpener
+    /// What runs the fleet actions that talk to etcd: `defaults-fleet`'s; `nil` in `defaults`, which runs that
+    /// executable for them (``FleetAdministration``).
+    let fleetAdministration: (any FleetAdministration)?
 
     /// Creates a runner.
     /// - Parameters:
     ///   - console: Where output goes.
     ///   - environment: The process's environment, or a test's.
     ///   - openStorage: How storage is opened; by default on the files (``filesOpener``).
-    init(console: any Console, environment: DefaultsEnvironment, openStorage: @escaping StorageOpener = filesOpener) {
+    ///   - fleetAdministration: What runs the fleet actions that talk to etcd, if this process has it.
+    init(
+        console: any Console, environment: DefaultsEnvironment, openStorage: @escaping StorageOpener = filesOpener,
+        fleetAdministration: (any FleetAdministration)? = nil
+    ) {
         self.console = console
         self.environment = environment
         self.openStorage = openStorage
+        self.fleetAdministration = fleetAdministration
     }
 
     /// Opens the files directly, whatever runs: what tests use, and what a domain given as a file path gets.
@@ -80,18 +88,11 @@ struct CommandRunner: Sendable {
                 return error.exitStatus
             }
         }
-        guard case .watch(let domain, let key) = invocation.command else { return runSynchronously(invocation) }
-        do {
-            try await watch(domain, key: key, host: invocation.host)
-            return 0
-        } catch {
-            report(error)
-            return error.exitStatus
-        }
+        return runSynchronously(invocation)
     }
 
-    /// Runs a command line on this thread, so that a one-shot `read` or `write` never starts Swift concurrency's
-    /// threads; `watch` runs in a task while this thread waits.
+    /// Runs a command line on this thread, so that a one-shot `read` or `write` (and `watch`) never starts Swift
+    /// concurrency's threads; `defaults-fleet`'s etcd actions run in a task while this thread waits.
     func runBlocking(_ arguments: [String]) -> Int32 {
         let invocation: Invocation
         do {
@@ -101,12 +102,14 @@ struct CommandRunner: Sendable {
             return error.exitStatus
         }
         switch invocation.command {
-        case .watch, .fleet: return runConcurrently(invocation)
+        case .fleet(let command) where command.action != .status && fleetAdministration == nil:
+            return runFleetExecutable(arguments)
+        case .fleet: return runConcurrently(invocation)
         default: return runSynchronously(invocation)
         }
     }
 
-    /// Runs `watch` or `fleet`, which use Swift concurrency, and waits for it.
+    /// Runs `fleet`, which uses Swift concurrency (the etcd client), and waits for it.
     ///
     /// Out of line so that the other commands do not pay for what starting a task needs (the compiler requests a
     /// task's metadata at the entry of the function that starts it).
@@ -123,7 +126,7 @@ struct CommandRunner: Sendable {
         return status.withLock { $0 }
     }
 
-    /// Runs a command other than `watch` on this thread and reports its error.
+    /// Runs a command other than `fleet` on this thread and reports its error.
     private func runSynchronously(_ invocation: Invocation) -> Int32 {
         do {
             return try executeSynchronously(invocation)
@@ -143,7 +146,7 @@ struct CommandRunner: Sendable {
         if error.code == .usage { try? console.writeOutput(HelpText.text) }
     }
 
-    /// Runs a parsed command other than `watch` on this thread.
+    /// Runs a parsed command other than `fleet` on this thread.
     /// - Returns: The exit status of a command that completed (`explain` of a key no layer holds returns 1).
     func executeSynchronously(_ invocation: Invocation) throws(DefaultsError) -> Int32 {
         let host = invocation.host
@@ -183,9 +186,8 @@ struct CommandRunner: Sendable {
             try exportDomain(target, to: destination, format: format)
         case .find(let word):
             try find(word, host: host)
-        case .watch:
-            // run(_:) and runBlocking(_:) send watch to its service and never here.
-            throw DefaultsError(.unsupported, "defaults: watch needs the asynchronous runner")
+        case .watch(let domain, let key):
+            try watch(domain, key: key, host: host)
         case .fleet:
             throw DefaultsError(.unsupported, "defaults: fleet needs the asynchronous runner")
         case .explain(let domain, let key, let suites):
