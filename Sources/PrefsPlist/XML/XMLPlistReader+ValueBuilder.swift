@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 internal import CPrefsXML2
-import Glibc
 
 extension XMLPlistReader {
-    /// Builds the value from libxml2's SAX2 events for one document.
+    /// Builds the value from the events of one document: start and end tags, runs of text, CDATA sections,
+    /// comments and processing instructions. What a plist element means is defined here once, for both readers
+    /// that produce the events: libxml2's SAX2 parser (``SAXReceiver``) and the Swift tokenizer (``FastReader``).
     ///
-    /// libxml2 calls it back and cannot be thrown through, so the first error (libxml2's or a plist
-    /// rule's) is kept in ``failure``, the parser is stopped from the next callback on, and
-    /// ``finish(parserStatus:)`` throws it. Events come in document order, so the error reported is the
-    /// first one in the document.
+    /// The SAX callbacks cannot be thrown through, so the first error (libxml2's or a plist rule's) is kept in
+    /// ``failure``, every later event is ignored, and ``finish()`` throws it. Events come in document order, so
+    /// the error reported is the first one in the document. The producer says where an event is (the line it
+    /// has reached), which only error messages use.
     ///
-    /// A class rather than a struct: it is the parser's user data, reached through one pointer from
-    /// every callback. Only the parsing thread touches it, so its stored properties skip dynamic
-    /// exclusivity checks.
+    /// Only the parsing thread touches it, so its stored properties skip dynamic exclusivity checks.
     final class ValueBuilder {
         /// Where a start tag is: its line, and how many start tags precede it on that line.
         struct TagPosition {
@@ -37,10 +36,10 @@ extension XMLPlistReader {
         /// builder enforces and a SAX handler must.
         static let maxTextRunLength = Int(XML_MAX_TEXT_LENGTH)
 
-        private let context: xmlParserCtxtPtr
         private let source: UnsafeRawBufferPointer
         private let limits: PlistLimits
-        private let names: InternedNames
+        /// Where the producer is, for the errors that name no element (its line and column).
+        private let producerPosition: () -> PlistError.Position
 
         @exclusivity(unchecked) private var stack: [Frame] = []
         private let values: ValueStack<PlistValue>
@@ -52,8 +51,8 @@ extension XMLPlistReader {
         /// value when an error names one: an outer dictionary's key gets the inner container as its value.
         @exclusivity(unchecked) private var pendingKeyPosition = TagPosition(line: 0, ordinal: 0)
 
-        /// Set by the start of an empty element (`<true/>`), which is complete at once: libxml2 reports
-        /// its end right after its start, and that end is then skipped.
+        /// Set by the start of an empty element (`<true/>`), which is complete at once: its end is reported
+        /// right after its start, and that end is then skipped.
         @exclusivity(unchecked) private var emptyElementEndPending = false
 
         /// The scalar element being read, its start tag, and its text so far.
@@ -69,14 +68,20 @@ extension XMLPlistReader {
 
         /// The first error, libxml2's or ours.
         @exclusivity(unchecked) private(set) var failure: PlistError?
-        /// Whether ``failure`` is set; checked by every callback, it is cheaper to read than the error.
-        @exclusivity(unchecked) private var hasFailed = false
+        /// Whether ``failure`` is set; checked by every event, it is cheaper to read than the error.
+        @exclusivity(unchecked) private(set) var hasFailed = false
 
-        init(context: xmlParserCtxtPtr, source: UnsafeRawBufferPointer, limits: PlistLimits) {
-            self.context = context
+        /// - Parameters:
+        ///   - source: The document's text, for finding the column of an error.
+        ///   - limits: The nesting depth and object count to enforce.
+        ///   - producerPosition: Where the producer of the events is now; called only to name an error's position.
+        init(
+            source: UnsafeRawBufferPointer, limits: PlistLimits,
+            producerPosition: @escaping () -> PlistError.Position
+        ) {
             self.source = source
             self.limits = limits
-            names = InternedNames(dictionary: context.pointee.dict)
+            self.producerPosition = producerPosition
             stack.reserveCapacity(16)
             // A value takes 40 bytes of XML or more (`<key>k</key><true/>` and its indentation), so this
             // many children fit every container of most documents without the stacks growing: each
@@ -86,67 +91,49 @@ extension XMLPlistReader {
             keys = ValueStack(capacity: expectedChildren)
         }
 
-        /// The root value once libxml2 has parsed the document, returning `parserStatus`.
-        func finish(parserStatus: Int32) throws(PlistError) -> PlistValue {
+        /// The root value, once every event of the document has been handed over.
+        func finish() throws(PlistError) -> PlistValue {
             if let failure { throw failure }
-            guard parserStatus == 0, context.pointee.wellFormed != 0 else {
-                throw PlistError(.malformed, "libxml2 stopped reading the document", at: parserPosition())
-            }
             guard let root else {
-                throw PlistError(.malformed, "the document holds no property-list value", at: parserPosition())
+                throw PlistError(.malformed, "the document holds no property-list value", at: producerPosition())
             }
             return root
         }
 
         // MARK: Failing
 
-        /// Keeps `error` if it is the first, and stops the parser. Only for SAX callbacks: libxml2 is
-        /// ready for a stop there, not inside its error reporting.
-        private func fail(_ error: PlistError) {
-            if !hasFailed {
-                failure = error
-                hasFailed = true
-            }
-            xmlStopParser(context)
-        }
-
-        /// Whether an error is already kept; the parser is then stopped, if it was not yet.
-        @inline(__always)
-        private func stoppedAfterFailure() -> Bool {
-            guard hasFailed else { return false }
-            xmlStopParser(context)
-            return true
-        }
-
-        /// Keeps libxml2's error if it is the first. The parser is stopped at the next callback: many
-        /// errors are reported from the middle of libxml2's scanning, where stopping would free the
-        /// text it is reading.
-        func record(_ error: xmlError) {
-            // Warnings (an unusual namespace URI, say) do not stop a document being a valid plist.
-            guard !hasFailed, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-            var message = error.message.map { String(cString: $0) } ?? "libxml2 error \(error.code)"
-            while message.last?.isWhitespace == true { message.removeLast() }
-            let position = PlistError.Position.text(line: max(1, Int(error.line)), column: max(1, Int(error.int2)))
-            // libxml2's own hard limits (nesting 256, names, CDATA sections) say so by naming the
-            // option that would lift them, which a plist reader must never set.
-            let code: PlistError.Code = message.contains("XML_PARSE_HUGE") ? .limitExceeded : .malformed
-            failure = PlistError(code, "invalid XML: \(message)", at: position)
+        /// Keeps `error` if it is the first.
+        func fail(_ error: PlistError) {
+            guard !hasFailed else { return }
+            failure = error
             hasFailed = true
         }
 
         // MARK: Elements
 
-        func startElement(_ localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
-            if stoppedAfterFailure() { return }
+        /// The start tag of a plist element whose `>` is on `line`; `isEmpty` for `<x/>`.
+        func startElement(_ tag: Tag, isEmpty: Bool, line: Int) {
+            if hasFailed { return }
             do throws(PlistError) {
-                try handleStart(localName, prefix: prefix)
+                try handleStart(tag, isEmpty: isEmpty, position: tagPosition(line: line))
             } catch {
                 fail(error)
             }
         }
 
+        /// The start tag of an element that is no plist element (`<x:string>` is none either), on `line`.
+        func unknownElement(_ qualifiedName: String, line: Int) {
+            if hasFailed { return }
+            let position = tagPosition(line: line)
+            if let open = scalarTag {
+                fail(error("<\(qualifiedName)> is not allowed inside <\(open.name)>", at: position))
+            } else {
+                fail(error("unknown tag <\(qualifiedName)>", at: position))
+            }
+        }
+
         func endElement() {
-            if stoppedAfterFailure() { return }
+            if hasFailed { return }
             if emptyElementEndPending {
                 emptyElementEndPending = false
                 return
@@ -158,19 +145,9 @@ extension XMLPlistReader {
             }
         }
 
-        private func handleStart(
-            _ localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?
-        ) throws(PlistError) {
-            let position = tagPosition()
-            // libxml2 calls back with the start tag read up to its `/>` or `>`.
-            let isEmpty = context.pointee.input.pointee.cur.pointee == UInt8(ascii: "/")
+        private func handleStart(_ tag: Tag, isEmpty: Bool, position: TagPosition) throws(PlistError) {
             if let open = scalarTag {
-                throw error(
-                    "<\(Self.qualifiedName(localName, prefix))> is not allowed inside <\(open.name)>", at: position)
-            }
-            // A prefixed name (`<x:string>`) is no plist tag.
-            guard prefix == nil, let tag = tag(named: localName) else {
-                throw error("unknown tag <\(Self.qualifiedName(localName, prefix))>", at: position)
+                throw error("<\(tag.name)> is not allowed inside <\(open.name)>", at: position)
             }
             try checkPlacement(of: tag, at: position)
             emptyElementEndPending = isEmpty
@@ -256,7 +233,7 @@ extension XMLPlistReader {
                 return
             }
             guard let frame = stack.popLast() else {
-                throw PlistError(.malformed, "a closing tag has no matching element", at: parserPosition())
+                throw PlistError(.malformed, "a closing tag has no matching element", at: producerPosition())
             }
             switch frame.kind {
             case .plist:
@@ -331,19 +308,6 @@ extension XMLPlistReader {
                 at: location(of: position))
         }
 
-        @inline(__always)
-        private func tag(named name: UnsafePointer<xmlChar>) -> Tag? {
-            if let tag = names.tag(for: name) { return tag }
-            return Self.uninternedTag(named: name)
-        }
-
-        /// Names are interned in the parser's dictionary; this compares the text should one ever not be.
-        @inline(never)
-        private static func uninternedTag(named name: UnsafePointer<xmlChar>) -> Tag? {
-            let text = text(of: name)
-            return Tag.allCases.first { $0.name == text }
-        }
-
         // MARK: Text
 
         private func beginScalar(_ tag: Tag, at position: TagPosition) {
@@ -353,13 +317,15 @@ extension XMLPlistReader {
             textRunLength = 0
         }
 
-        /// A run of text (libxml2 hands a long one over in several calls, and a reference on its own).
-        func characters(_ text: UnsafeBufferPointer<UInt8>) {
-            if stoppedAfterFailure() { return }
+        /// A piece of a run of text, with the producer's line at its end (libxml2 hands a long run over in several
+        /// calls, and a reference on its own).
+        func characters(_ text: UnsafeBufferPointer<UInt8>, line: Int) {
+            if hasFailed { return }
             guard let tag = scalarTag else {
                 // White space between elements is not a value; other text is misplaced.
                 for byte in text where !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
-                    fail(PlistError(.malformed, "text outside a value element", at: strayTextPosition(text)))
+                    fail(
+                        PlistError(.malformed, "text outside a value element", at: strayTextPosition(text, line: line)))
                     return
                 }
                 return
@@ -367,11 +333,14 @@ extension XMLPlistReader {
             appendText(text, in: tag)
         }
 
-        /// A CDATA section: text inside a value, misplaced anywhere else even when blank.
-        func characterData(_ text: UnsafeBufferPointer<UInt8>) {
-            if stoppedAfterFailure() { return }
+        /// A CDATA section, with the producer's line at its end: text inside a value, misplaced anywhere else even
+        /// when blank.
+        func characterData(_ text: UnsafeBufferPointer<UInt8>, line: Int) {
+            if hasFailed { return }
             guard let tag = scalarTag else {
-                fail(PlistError(.malformed, "text outside a value element", at: strayCharacterDataPosition(text)))
+                fail(
+                    PlistError(
+                        .malformed, "text outside a value element", at: strayCharacterDataPosition(text, line: line)))
                 return
             }
             appendText(text, in: tag)
@@ -398,13 +367,9 @@ extension XMLPlistReader {
         }
 
         /// Comments and processing instructions are skipped (inside a value as well, where they split its
-        /// text), except in an internal DTD subset, which is refused.
+        /// text). Those in an internal DTD subset are refused: the producer reports them as declarations.
         func commentOrProcessingInstruction() {
-            if stoppedAfterFailure() { return }
-            if context.pointee.inSubset != 0 {
-                internalSubsetDeclaration()
-                return
-            }
+            if hasFailed { return }
             textRunLength = 0
         }
 
@@ -450,37 +415,34 @@ extension XMLPlistReader {
 
         /// Refuses a DOCTYPE with an internal subset that declares anything, as CoreFoundation refuses
         /// inline DTDs: that is where entities (billion laughs, external `SYSTEM` files) would be
-        /// declared. Called from inside libxml2's reading of the subset, so the parser stops at the next
+        /// declared. libxml2 reports it from inside its reading of the subset, so its parser stops at the next
         /// callback; nothing declared is ever used (no entity is looked up).
         func internalSubsetDeclaration() {
-            guard !hasFailed else { return }
-            failure = PlistError(
-                .malformed,
-                "the DOCTYPE declares an internal subset; inline DTDs and entity declarations are not supported",
-                at: SourceLocator(source).position(ofFirst: Array("<!DOCTYPE".utf8)) ?? parserPosition())
-            hasFailed = true
+            fail(
+                PlistError(
+                    .malformed,
+                    "the DOCTYPE declares an internal subset; inline DTDs and entity declarations are not supported",
+                    at: SourceLocator(source).position(ofFirst: Array("<!DOCTYPE".utf8)) ?? producerPosition()))
         }
 
         /// A reference to an entity other than the five predefined ones. libxml2 reports it as an error
         /// first; this is the rule should it not.
-        func entityReference(_ name: UnsafePointer<xmlChar>?) {
-            if stoppedAfterFailure() { return }
-            let name = Self.text(of: name)
+        func entityReference(_ name: String) {
+            if hasFailed { return }
             fail(
                 PlistError(
                     .malformed,
                     "the entity reference &\(name); is not allowed "
                         + "(only &lt; &gt; &amp; &apos; &quot; and character references are)",
-                    at: SourceLocator(source).position(ofFirst: Array("&\(name);".utf8)) ?? parserPosition()))
+                    at: SourceLocator(source).position(ofFirst: Array("&\(name);".utf8)) ?? producerPosition()))
         }
 
         // MARK: Positions
 
-        /// Records the start tag libxml2 is reporting and returns where it is.
+        /// Records a start tag whose end is on `line` (what libxml2's tree builder records for it) and returns
+        /// where it is.
         @inline(__always)
-        private func tagPosition() -> TagPosition {
-            // The line the parser has reached, at the end of the tag: what a tree builder records for it.
-            let line = Int(context.pointee.input.pointee.line)
+        private func tagPosition(line: Int) -> TagPosition {
             if line == lastTagLine {
                 tagsOnLastLine += 1
             } else {
@@ -498,41 +460,21 @@ extension XMLPlistReader {
             PlistError(.malformed, message, at: location(of: position))
         }
 
-        /// Where stray text starts. libxml2 calls back with the text read, its line past the text's own
-        /// newlines; counting them back finds the line of its first character that is not blank.
-        private func strayTextPosition(_ text: UnsafeBufferPointer<UInt8>) -> PlistError.Position {
+        /// Where stray text starts. The text is reported with the line past its own newlines; counting them back
+        /// finds the line of its first character that is not blank.
+        private func strayTextPosition(_ text: UnsafeBufferPointer<UInt8>, line: Int) -> PlistError.Position {
             let newlines = text.count { $0 == UInt8(ascii: "\n") }
             let leadingNewlines = text.prefix { $0 <= 0x20 }.count { $0 == UInt8(ascii: "\n") }
-            let line = Int(context.pointee.input.pointee.line) - newlines + leadingNewlines
-            guard line > 0 else { return parserPosition() }
+            let line = line - newlines + leadingNewlines
+            guard line > 0 else { return producerPosition() }
             return SourceLocator(source).position(ofTextOnLine: line) ?? .text(line: line, column: 1)
         }
 
-        /// Where a misplaced CDATA section starts: libxml2 calls back at its end, past the newlines of its text.
-        private func strayCharacterDataPosition(_ text: UnsafeBufferPointer<UInt8>) -> PlistError.Position {
-            let line = Int(context.pointee.input.pointee.line) - text.count { $0 == UInt8(ascii: "\n") }
-            guard line > 0 else { return parserPosition() }
+        /// Where a misplaced CDATA section starts: it is reported at its end, past the newlines of its text.
+        private func strayCharacterDataPosition(_ text: UnsafeBufferPointer<UInt8>, line: Int) -> PlistError.Position {
+            let line = line - text.count { $0 == UInt8(ascii: "\n") }
+            guard line > 0 else { return producerPosition() }
             return SourceLocator(source).position(ofCharacterDataOnLine: line) ?? .text(line: line, column: 1)
-        }
-
-        /// Where libxml2's parser is.
-        private func parserPosition() -> PlistError.Position {
-            guard let input = context.pointee.input else { return .text(line: 1, column: 1) }
-            return .text(line: max(1, Int(input.pointee.line)), column: max(1, Int(input.pointee.col)))
-        }
-
-        private static func qualifiedName(
-            _ localName: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?
-        )
-            -> String
-        {
-            guard let prefix else { return text(of: localName) }
-            return text(of: prefix) + ":" + text(of: localName)
-        }
-
-        private static func text(of name: UnsafePointer<xmlChar>?) -> String {
-            guard let name else { return "" }
-            return String(decoding: UnsafeBufferPointer(start: name, count: strlen(name)), as: UTF8.self)
         }
 
         /// The text in quotes, shortened so an error message stays readable.
@@ -541,9 +483,4 @@ extension XMLPlistReader {
             return "\"" + text + (bytes.count > 64 ? "…" : "") + "\""
         }
     }
-}
-
-private func strlen(_ text: UnsafePointer<xmlChar>) -> Int {
-    // UInt8 and CChar may alias: they are the signed and unsigned forms of one type.
-    Glibc.strlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self))
 }

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 internal import CPrefsXML2
 
-/// Reads XML property lists with libxml2's SAX2 interface, following CoreFoundation's rules.
+/// Reads XML property lists, following CoreFoundation's rules.
 ///
-/// libxml2 does the XML work (well-formedness, character references, the five predefined entities,
-/// CDATA, encodings it knows) and reports each start tag, end tag and run of text to a
-/// ``ValueBuilder``, which keeps the open containers on an explicit stack (so nesting never recurses)
-/// and turns the plist elements into a ``PlistValue``. libxml2 builds no tree: its default SAX2
-/// handlers, which would, are replaced. Security: no entity substitution, no DTD loading, no network;
-/// a DOCTYPE with an internal subset (where entities would be declared) is refused, as CoreFoundation
-/// refuses inline DTDs.
-enum XMLPlistReader {
+/// Two readers produce the same events (start tags, end tags, runs of text) for one ``ValueBuilder``, which
+/// keeps the open containers on an explicit stack (so nesting never recurses) and turns the plist elements into
+/// a ``PlistValue``:
+///
+/// - ``FastReader``, a tokenizer in Swift for the documents real writers produce (UTF-8, the usual declaration
+///   and DOCTYPE, comments, CDATA, references). It gives up on anything it does not handle exactly as libxml2
+///   would, and on any error, and the document is read again by libxml2.
+/// - libxml2's SAX2 parser, loaded on first use (``LibXML2``), for everything else: other encodings, internal
+///   subsets, every error with its line and column. It builds no tree: its default SAX2 handlers, which would,
+///   are replaced. Security: no entity substitution, no DTD loading, no network; a DOCTYPE with an internal
+///   subset (where entities would be declared) is refused, as CoreFoundation refuses inline DTDs.
+package enum XMLPlistReader {
     /// Decodes an XML property list.
     /// - Parameters:
     ///   - bytes: The document, in UTF-8 (or an 8-bit encoding it declares), UTF-16 or UTF-32.
@@ -18,6 +22,14 @@ enum XMLPlistReader {
     /// - Returns: The root value.
     /// - Throws: ``PlistError`` naming the problem and its line and column.
     static func read(_ bytes: UnsafeRawBufferPointer, limits: PlistLimits) throws -> PlistValue {
+        try read(bytes, limits: limits, usingFastPath: true)
+    }
+
+    /// Decodes an XML property list; without the fast path, libxml2 reads every document (the tests and the fuzz
+    /// harness compare the two).
+    package static func read(
+        _ bytes: UnsafeRawBufferPointer, limits: PlistLimits, usingFastPath: Bool
+    ) throws -> PlistValue {
         guard bytes.count <= limits.maxInputBytes else {
             throw PlistError(
                 .limitExceeded,
@@ -26,9 +38,10 @@ enum XMLPlistReader {
         }
         let (encoding, bomLength) = TextEncodingSniffer.detect(bytes)
         if encoding == .utf8 {
+            let body = UnsafeRawBufferPointer(rebasing: bytes[bomLength...])
+            if usingFastPath, let value = FastReader.read(body, limits: limits) { return value }
             // Without a byte-order mark libxml2 honours the XML declaration (`ISO-8859-1`, …) as
             // CoreFoundation does; with one, the mark decides.
-            let body = UnsafeRawBufferPointer(rebasing: bytes[bomLength...])
             return try parse(body, forceUTF8: bomLength > 0, limits: limits)
         }
         // libxml2 has no UTF-32, so every wide encoding is transcoded first and the declaration's
@@ -48,32 +61,29 @@ enum XMLPlistReader {
         return try utf8.withUnsafeBytes { try parse($0, forceUTF8: true, limits: limits) }
     }
 
+    /// The value the fast path reads from the document, or `nil` when it leaves the document to libxml2.
+    package static func readWithFastPath(_ bytes: UnsafeRawBufferPointer, limits: PlistLimits) -> PlistValue? {
+        guard bytes.count <= limits.maxInputBytes else { return nil }
+        let (encoding, bomLength) = TextEncodingSniffer.detect(bytes)
+        guard encoding == .utf8 else { return nil }
+        return FastReader.read(UnsafeRawBufferPointer(rebasing: bytes[bomLength...]), limits: limits)
+    }
+
     private static func parse(
         _ text: UnsafeRawBufferPointer, forceUTF8: Bool, limits: PlistLimits
     ) throws(PlistError) -> PlistValue {
-        guard let base = text.baseAddress, !text.isEmpty else {
+        guard text.baseAddress != nil, !text.isEmpty else {
             throw PlistError(.malformed, "the document is empty", at: .text(line: 1, column: 1))
         }
         guard text.count <= Int(Int32.max) else {
             throw PlistError(
                 .limitExceeded, "the document is larger than libxml2 can read (2 GiB)", at: .byteOffset(Int(Int32.max)))
         }
-        libxml2Initialization.touch()
-        let created = base.withMemoryRebound(to: CChar.self, capacity: text.count) {
-            xmlCreateMemoryParserCtxt($0, Int32(text.count))
-        }
-        guard let context = created else {
+        let library = try LibXML2.shared()
+        guard let context = library.createMemoryParser(text) else {
             throw PlistError(.malformed, "libxml2 could not create a parser for the document", at: .byteOffset(0))
         }
-        defer {
-            // libxml2 makes a document of its own to hold an entity declared in an internal subset,
-            // even with SAX handlers that build none ("expat compatibility"); the caller frees it.
-            if let document = context.pointee.myDoc {
-                xmlFreeDoc(document)
-                context.pointee.myDoc = nil
-            }
-            xmlFreeParserCtxt(context)
-        }
+        defer { library.free(context) }
         // Never XML_PARSE_NOENT, XML_PARSE_DTDLOAD, XML_PARSE_DTDATTR, XML_PARSE_DTDVALID or
         // XML_PARSE_HUGE: with NOENT libxml2 reads external entities (file:// included, whatever NONET
         // says); without HUGE it keeps its limits (elements nested 256 deep, names, CDATA sections).
@@ -82,25 +92,17 @@ enum XMLPlistReader {
         var options = XML_PARSE_NONET.rawValue
         // With a byte-order mark, or once transcoded, the text is UTF-8 whatever its declaration says.
         if forceUTF8 { options |= XML_PARSE_IGNORE_ENC.rawValue }
-        xmlCtxtUseOptions(context, Int32(bitPattern: options))
+        library.useOptions(options, in: context)
         // The handler table is copied over the default SAX2 one (which builds a tree), after the
         // options, which edit the table for some options this reader never sets.
         context.pointee.sax.pointee = makeSAXHandler()
-        let builder = ValueBuilder(context: context, source: text, limits: limits)
-        return try withExtendedLifetime(builder) { () throws(PlistError) -> PlistValue in
-            context.pointee.userData = Unmanaged.passUnretained(builder).toOpaque()
-            let status = xmlParseDocument(context)
-            return try builder.finish(parserStatus: status)
+        let receiver = SAXReceiver(context: context, library: library, source: text, limits: limits)
+        return try withExtendedLifetime(receiver) { () throws(PlistError) -> PlistValue in
+            context.pointee.userData = Unmanaged.passUnretained(receiver).toOpaque()
+            let status = library.parse(context)
+            return try receiver.finish(parserStatus: status)
         }
     }
-}
-
-/// Calls `xmlInitParser` exactly once per process (Swift runs a global's initializer once, safely).
-private let libxml2Initialization = LibXMLInitialization()
-
-private struct LibXMLInitialization: Sendable {
-    init() { xmlInitParser() }
-    func touch() {}
 }
 
 extension XMLPlistReader {
@@ -138,19 +140,14 @@ extension XMLPlistReader {
         /// A name's slot is its address shifted right by this much, modulo ``slotCount``.
         private let shift: Int
 
-        init(dictionary: xmlDictPtr?) {
+        init(dictionary: xmlDictPtr?, library: LibXML2) {
             // Each tag's interned name as an address, 0 when the dictionary has none. (Two parallel arrays, not an
             // array of pairs: the pair's array type would have its metadata made at run time, in every process.)
             let allTags = Tag.allCases
             var addresses = [UInt](repeating: 0, count: allTags.count)
             var internedCount = 0
             for (index, tag) in allTags.enumerated() {
-                let pointer = tag.name.withCString { name in
-                    name.withMemoryRebound(to: xmlChar.self, capacity: tag.name.utf8.count + 1) {
-                        xmlDictLookup(dictionary, $0, -1)
-                    }
-                }
-                if let pointer {
+                if let pointer = library.intern(tag.name, in: dictionary) {
                     addresses[index] = UInt(bitPattern: pointer)
                     internedCount += 1
                 }
