@@ -41,10 +41,11 @@ let package = Package(
     targets: [
         // C shims: only PrefsPlist imports CPrefsXML2, only PrefsSystemd imports CPrefsSystemd, only PrefsFleet imports
         // CPrefsOpenSSL (the system's OpenSSL for TLS to etcd, docs/FLEET.md "Transport").
-        .systemLibrary(
-            name: "CPrefsXML2",
-            pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev"])]
+        // CPrefsXML2 gives libxml2's types only (its include/libxml links to libxml2-dev's /usr/include/libxml2/libxml):
+        // libxml2 is loaded with dlopen on first use, never linked. A system library's pkg-config flags would put
+        // -lxml2 on every link, ahead of any --as-needed, and make every process load it.
+        .target(
+            name: "CPrefsXML2"
         ),
         .systemLibrary(
             name: "CPrefsSystemd",
