@@ -14,7 +14,7 @@ set -euo pipefail
 
 # defaults and plutil link libxml2, OpenSSL and glibc shared (Package.swift): 1 fails a fully static one. 0 accepts
 # one still linked fully static, as release builds were until that change.
-require_dynamic=0
+require_dynamic=1
 
 changes="${1:?usage: scripts/check-deb.sh CHANGES}"
 [ -f "$changes" ] || { echo "error: no .changes at $changes" >&2; exit 1; }
@@ -56,6 +56,12 @@ expected=(
     "-rw-r--r-- usr/share/bash-completion/completions/defaults"
     "-rw-r--r-- usr/share/zsh/vendor-completions/_defaults"
     "-rw-r--r-- usr/share/fish/vendor_completions.d/defaults.fish"
+    "-rw-r--r-- usr/share/bash-completion/completions/plutil"
+    "-rw-r--r-- usr/share/zsh/vendor-completions/_plutil"
+    "-rw-r--r-- usr/share/fish/vendor_completions.d/plutil.fish"
+    "-rw-r--r-- usr/share/bash-completion/completions/prefsd"
+    "-rw-r--r-- usr/share/zsh/vendor-completions/_prefsd"
+    "-rw-r--r-- usr/share/fish/vendor_completions.d/prefsd.fish"
     "-rw-r--r-- usr/share/doc/preferences/copyright"
     "-rw-r--r-- usr/share/doc/preferences/changelog.Debian.gz"
     "-rw-r--r-- usr/share/lintian/overrides/preferences"
