@@ -54,7 +54,11 @@ fi
 #   table of 1.1 MB unpacked;
 # - only the libraries a symbol is taken from are loaded (`--as-needed`): libxml2, reached through dlopen, is not
 #   one of them.
+# - no `$ORIGIN` run path, which SwiftPM adds for libraries built beside an executable (there are none): with it
+#   the loader looked for each shared library in seven directories beside the executable first, 20 failed system
+#   calls per start.
 build+=(-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --as-needed)
+build+=(--disable-local-rpath)
 for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 
 # The linker warns that getpwuid_r, dlopen and libxml2's unused network code in a static executable need the same
