@@ -12,8 +12,8 @@ BIN_DIR := $(CURDIR)/.build/dist/bin
 deps:
 	@scripts/install-deps.sh
 
-# The release executables as they are installed and packaged, in BIN_DIR: defaults and plutil fully static (they
-# start fastest), prefsd with the Swift runtime linked statically.
+# The release executables as they are installed and packaged, in BIN_DIR: the Swift runtime linked statically, every C
+# library shared (docs/PACKAGING.md, "Linking").
 build: deps
 	@SWIFT=$(SWIFT) scripts/build-release.sh "$(BIN_DIR)" >/dev/null
 
@@ -72,7 +72,7 @@ docs: deps
 
 # Benchmarks: ours and the peers (Foundation, plistlib, dconf, Redis, a raw etcd watch) in one run; see
 # docs/BENCHMARKS.md. The release executables come first: DaemonBenchmarks and FleetBenchmarks run the release prefsd
-# and the fully static defaults. Only PlistBenchmarks and PreferencesBenchmarks are ordo-one benchmarks: the plugin
+# and the release defaults. Only PlistBenchmarks and PreferencesBenchmarks are ordo-one benchmarks: the plugin
 # would run every executable under Benchmarks/Benchmarks as one, the load generators included, and they crash so.
 # PlistRatios gives the property-list ratios: ours, Foundation and plistlib alternating round by round.
 bench: deps

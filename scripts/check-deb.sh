@@ -132,14 +132,15 @@ if [ -e "$root/$libexec/defaults-fleet" ]; then
 fi
 
 # Linking: the C libraries shared, the Swift runtime static (no libswift*.so). libxml2 is either NEEDED or, loaded
-# with dlopen when a document needs it, named by its soname in the executable; either way Depends must name it.
+# with dlopen when a document needs it (PrefsPlist's LibXML2.swift), which shows as the names of the functions it
+# looks up (the soname itself is short enough for Swift to keep inside the code); either way Depends must name it.
 for tool in "${tools[@]}"; do
     path="$root/usr/bin/$tool"
     [ -e "$path" ] || path="$root/$libexec/$tool"
     needed="$(readelf -d "$path" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')"
     if [[ " $needed " == *" libxml2.so.2 "* ]]; then
         xml2="NEEDED"
-    elif grep -qaF libxml2.so.2 "$path"; then
+    elif grep -qaF xmlCreateMemoryParserCtxt "$path"; then
         xml2="dlopen"
     else
         xml2=""

@@ -7,8 +7,9 @@
 #   scripts/install-deps.sh --system   and debootstrap, for `make test-system`
 set -euo pipefail
 
-# The static libraries of libxml2's dependencies (ICU, zlib, liblzma) link the fully static defaults and plutil;
-# libssl-dev is the OpenSSL the etcd client's TLS runs on (shared for prefsd, static in defaults), and openssl the
+# The static libraries of libxml2's dependencies (ICU, zlib, liblzma) link defaults and plutil fully static when
+# PREFERENCES_FULLY_STATIC=1 asks for it (for measurements only); libssl-dev is the OpenSSL the etcd client's TLS
+# runs on (shared, in prefsd and defaults-fleet), and openssl the
 # command the fleet tests make their certificates with;
 # dpkg-dev, debhelper, dh-python, pybuild-plugin-pyproject, python3-all, python3-setuptools, python3-wheel and
 # bash-completion (dh_bash-completion) are the Build-Depends of debian/control beside those libraries, and file,

@@ -50,7 +50,7 @@ if arguments.first == "--attach", arguments.count >= 4, let depth = Int(argument
     exit(0)
 }
 let prefsd = option("--prefsd") ?? "../.build/release/prefsd"
-// The fully static defaults users get, from the release build (scripts/build-release.sh; `make bench` runs it).
+// The defaults users get, from the release build (scripts/build-release.sh; `make bench` runs it).
 let defaults = option("--defaults") ?? "../.build/release/defaults"
 let seconds = Double(option("--seconds") ?? "3") ?? 3
 guard FileManager.default.isExecutableFile(atPath: prefsd) else {
