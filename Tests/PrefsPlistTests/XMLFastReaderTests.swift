@@ -359,6 +359,12 @@ struct XMLFastReaderTests {
 
     // MARK: Its tables
 
+    @Test(arguments: XMLPlistReader.Tag.allCases)
+    func tagNamesArePackedAsTheirBytes(_ tag: XMLPlistReader.Tag) {
+        #expect(tag.nameLength == tag.name.utf8.count)
+        #expect(tag.packedName == tag.name.utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) })
+    }
+
     @Test func textClassesFollowTheirRule() {
         let table = XMLPlistReader.FastReader.textClasses
         #expect(table.utf8CodeUnitCount == 256)

@@ -79,11 +79,16 @@ extension XMLPlistReader {
                 if open.holdsText {
                     guard readText(of: open) else { return false }
                 } else {
-                    skipSpace()
                     // Only white space stands between the elements of a container; the builder would refuse
-                    // other text, and a reference there (even to a space) is left to libxml2.
-                    guard index + 1 < count, bytes[index] == UInt8(ascii: "<") else { return false }
-                    switch bytes[index + 1] {
+                    // other text, and a reference there (even to a space) is left to libxml2. (Locals, for
+                    // registers: `self` is in memory.)
+                    let bytes = bytes
+                    let count = count
+                    var position = index
+                    while position < count, Self.isSpace(bytes[position]) { position &+= 1 }
+                    index = position
+                    guard position &+ 1 < count, bytes[position] == UInt8(ascii: "<") else { return false }
+                    switch bytes[position &+ 1] {
                     case UInt8(ascii: "/"):
                         guard readEndTag(of: open) else { return false }
                     case UInt8(ascii: "!"):
@@ -101,11 +106,18 @@ extension XMLPlistReader {
         }
 
         /// `'<' Name (S Attribute)* S? ('>' | '/>')` for a plist element, at its `<`.
+        @inline(__always)
         private mutating func readStartTag() -> Bool {
-            guard depth < Self.maxElementDepth, let tag = tagName(at: index + 1) else { return false }
-            index += 1 + tag.nameLength
+            let nameStart = index &+ 1
+            guard depth < Self.maxElementDepth, let tag = tagName(at: nameStart) else { return false }
+            let nameEnd = nameStart &+ tag.nameLength
             var isEmpty = false
-            guard readAttributes(isEmpty: &isEmpty) else { return false }
+            if bytes[nameEnd] == UInt8(ascii: ">") {  // The name ends before the input does (tagName checked).
+                index = nameEnd &+ 1
+            } else {
+                index = nameEnd
+                guard readAttributes(isEmpty: &isEmpty) else { return false }
+            }
             builder.startElement(tag, isEmpty: isEmpty, line: 0)
             if isEmpty {
                 // libxml2 reports the end of `<x/>` right after its start.
@@ -170,82 +182,141 @@ extension XMLPlistReader {
             return true
         }
 
+        /// `'</' Name S? '>'` closing `open`, at its `<`, without telling the builder.
+        @inline(__always)
+        private mutating func skipEndTag(of open: Tag) -> Bool {
+            let nameStart = index &+ 2
+            guard hasName(of: open, at: nameStart) else { return false }
+            let nameEnd = nameStart &+ open.nameLength
+            if bytes[nameEnd] == UInt8(ascii: ">") {  // The name ends before the input does (hasName checked).
+                index = nameEnd &+ 1
+            } else {
+                index = nameEnd
+                skipSpace()
+                guard index < count, bytes[index] == UInt8(ascii: ">") else { return false }
+                index += 1
+            }
+            depth -= 1
+            return true
+        }
+
         /// `'</' Name S? '>'` closing `open`, at its `<`.
         private mutating func readEndTag(of open: Tag) -> Bool {
-            guard tagName(at: index + 2) == open else { return false }
-            index += 2 + open.nameLength
-            skipSpace()
-            guard index < count, bytes[index] == UInt8(ascii: ">") else { return false }
-            index += 1
-            depth -= 1
+            guard skipEndTag(of: open) else { return false }
             builder.endElement()
             return true
         }
 
+        /// The input's eight bytes from `offset`, the first in the lowest byte; `offset + 8` must not pass the end.
+        @inline(__always)
+        private func word(at offset: Int) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(bytes + offset).loadUnaligned(as: UInt64.self))
+        }
+
+        /// Whether `tag`'s name is at `offset`, followed by what ends a name in a tag (white space, `/` or `>`).
+        @inline(__always)
+        private func hasName(of tag: Tag, at offset: Int) -> Bool {
+            guard offset + 8 <= count else { return tagNameNearTheEnd(at: offset) == tag }
+            let word = word(at: offset)
+            let length = tag.nameLength
+            // Names have at most seven letters, so the byte after one is in the word too.
+            guard word & (1 << UInt64(8 * length) - 1) == tag.packedName else { return false }
+            return Self.endsName(UInt8(truncatingIfNeeded: word >> UInt64(8 * length)))
+        }
+
         /// The plist element whose name starts at `offset` and ends where a tag allows (white space, `/` or `>`).
+        @inline(__always)
         private func tagName(at offset: Int) -> Tag? {
-            guard offset + 4 <= count else { return nil }
+            guard offset + 8 <= count else { return tagNameNearTheEnd(at: offset) }
+            let word = word(at: offset)
             let tag: Tag
-            switch bytes[offset] {
-            case UInt8(ascii: "a"): tag = .array
-            case UInt8(ascii: "d"):
-                switch bytes[offset + 1] {
-                case UInt8(ascii: "i"): tag = .dict
-                case UInt8(ascii: "a"):
-                    tag =
-                        bytes[offset + 2] == UInt8(ascii: "t") && bytes[offset + 3] == UInt8(ascii: "e") ? .date : .data
-                default: return nil
-                }
-            case UInt8(ascii: "f"): tag = .false
-            case UInt8(ascii: "i"): tag = .integer
+            switch UInt8(truncatingIfNeeded: word) {
             case UInt8(ascii: "k"): tag = .key
-            case UInt8(ascii: "p"): tag = .plist
-            case UInt8(ascii: "r"): tag = .real
             case UInt8(ascii: "s"): tag = .string
+            case UInt8(ascii: "d"):
+                // dict, date, data: the second letter, then the fourth.
+                if UInt8(truncatingIfNeeded: word >> 8) == UInt8(ascii: "i") {
+                    tag = .dict
+                } else {
+                    tag = UInt8(truncatingIfNeeded: word >> 24) == UInt8(ascii: "e") ? .date : .data
+                }
+            case UInt8(ascii: "i"): tag = .integer
+            case UInt8(ascii: "r"): tag = .real
             case UInt8(ascii: "t"): tag = .true
+            case UInt8(ascii: "f"): tag = .false
+            case UInt8(ascii: "a"): tag = .array
+            case UInt8(ascii: "p"): tag = .plist
             default: return nil
             }
-            let name = tag.staticName
-            let end = offset + name.utf8CodeUnitCount
-            guard end < count else { return nil }
-            for position in 1..<name.utf8CodeUnitCount where bytes[offset + position] != name.utf8Start[position] {
-                return nil
-            }
-            let next = bytes[end]
-            guard Self.isSpace(next) || next == UInt8(ascii: ">") || next == UInt8(ascii: "/") else { return nil }
+            let length = tag.nameLength
+            guard word & (1 << UInt64(8 * length) - 1) == tag.packedName,
+                Self.endsName(UInt8(truncatingIfNeeded: word >> UInt64(8 * length)))
+            else { return nil }
             return tag
+        }
+
+        /// ``tagName(at:)`` where fewer than eight bytes are left.
+        private func tagNameNearTheEnd(at offset: Int) -> Tag? {
+            for tag in Tag.allCases {
+                let length = tag.nameLength
+                guard offset + length < count else { continue }
+                var packed: UInt64 = 0
+                for position in 0..<length { packed |= UInt64(bytes[offset + position]) << UInt64(8 * position) }
+                if packed == tag.packedName, Self.endsName(bytes[offset + length]) { return tag }
+            }
+            return nil
+        }
+
+        @inline(__always)
+        private static func endsName(_ byte: UInt8) -> Bool {
+            isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/")
         }
 
         // MARK: Text
 
         /// The content of a value element, up to and past its end tag: pieces of text to the builder (a run in one
         /// piece, a reference's text on its own, as libxml2 hands them over), CDATA sections, comments and
-        /// processing instructions.
+        /// processing instructions. Text in one piece, the usual case, goes with the end tag, uncopied.
         private mutating func readText(of open: Tag) -> Bool {
             let classes = Self.textClasses.utf8Start
+            let bytes = bytes
+            let count = count
+            // Every event takes at least a byte, so the piece starts here only while there has been none.
+            let contentStart = index
             var pieceStart = index
+            // The cursor in a local, so that it stays in a register; `index` is set from it before any other call.
+            var position = index
             while true {
-                // Plain text: ASCII but markup, references, CR and `]`.
-                while index < count, classes[Int(bytes[index])] == UInt8(ascii: "0") { index += 1 }
-                guard index < count else { return false }
-                switch classes[Int(bytes[index])] {
-                case UInt8(ascii: "1"):  // `<`
+                // Plain text (ASCII but markup, references, CR and `]`), eight bytes at a time while none is
+                // anything else, then byte by byte.
+                while position &+ 8 <= count, !Self.mayHoldMarkup(bytes + position) { position &+= 8 }
+                while position < count, classes[Int(bytes[position])] == UInt8(ascii: "0") { position &+= 1 }
+                guard position < count else { return false }
+                if bytes[position] == UInt8(ascii: "<"), position &+ 1 < count,
+                    bytes[position &+ 1] == UInt8(ascii: "/")
+                {
+                    let text = UnsafeBufferPointer(start: bytes + pieceStart, count: position &- pieceStart)
+                    index = position
+                    guard skipEndTag(of: open) else { return false }
+                    if pieceStart == contentStart {
+                        builder.endElement(text: text)
+                    } else {
+                        if !text.isEmpty { builder.characters(text, line: 0) }
+                        builder.endElement()
+                    }
+                    return true
+                }
+                index = position
+                switch classes[Int(bytes[position])] {
+                case UInt8(ascii: "1"):  // `<`, not of the end tag
                     deliver(from: pieceStart)
-                    guard index + 1 < count else { return false }
-                    switch bytes[index + 1] {
-                    case UInt8(ascii: "/"):
-                        return readEndTag(of: open)
-                    case UInt8(ascii: "!"):
-                        if has("<!--", at: index) {
-                            guard readComment() else { return false }
-                        } else if has("<![CDATA[", at: index) {
-                            guard readCharacterData() else { return false }
-                        } else {
-                            return false
-                        }
-                    case UInt8(ascii: "?"):
+                    if has("<!--", at: index) {
+                        guard readComment() else { return false }
+                    } else if has("<![CDATA[", at: index) {
+                        guard readCharacterData() else { return false }
+                    } else if has("<?", at: index) {
                         guard readProcessingInstruction() else { return false }
-                    default:
+                    } else {
                         // An element inside a value, which the builder refuses.
                         return false
                     }
@@ -257,16 +328,12 @@ extension XMLPlistReader {
                 case UInt8(ascii: "3"):  // CR: CR LF becomes LF, as does a lone CR.
                     deliver(from: pieceStart)
                     index += 1
-                    if index < count, bytes[index] == UInt8(ascii: "\n") {
-                        pieceStart = index
-                    } else {
+                    if !(index < count && bytes[index] == UInt8(ascii: "\n")) {
                         builder.characters(Self.staticBytes("\n"), line: 0)
-                        pieceStart = index
                     }
+                    pieceStart = index
                 case UInt8(ascii: "4"):  // `]`: `]]>` is not allowed in text.
-                    if index + 2 < count, bytes[index + 1] == UInt8(ascii: "]"), bytes[index + 2] == UInt8(ascii: ">") {
-                        return false
-                    }
+                    if has("]]>", at: index) { return false }
                     index += 1
                 case UInt8(ascii: "5"):  // The lead byte of a multi-byte sequence.
                     let length = Self.sequenceLength(bytes, at: index, count: count)
@@ -276,7 +343,22 @@ extension XMLPlistReader {
                     return false
                 }
                 if builder.hasFailed { return false }
+                position = index
             }
+        }
+
+        /// Whether any of the eight bytes at `start` is other than plain text: not ASCII, a control character (tab
+        /// and LF too, which the byte-wise loop then takes), `<`, `&` or `]`.
+        @inline(__always)
+        private static func mayHoldMarkup(_ start: UnsafePointer<UInt8>) -> Bool {
+            let word = UInt64(littleEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            @inline(__always) func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+            // A byte below 0x20, once none has its high bit set.
+            let control = (word &- 0x20 &* ones) & ~word & highs
+            return word & highs != 0 || control != 0 || hasZeroByte(word ^ (0x3C &* ones))
+                || hasZeroByte(word ^ (0x26 &* ones)) || hasZeroByte(word ^ (0x5D &* ones))
         }
 
         private func deliver(from start: Int) {
@@ -518,27 +600,35 @@ extension XMLPlistReader {
 extension XMLPlistReader.Tag {
     /// The elements whose content is text: every scalar and `<key>`.
     fileprivate var holdsText: Bool {
+        // plist, dict and array come first.
+        rawValue > Self.array.rawValue
+    }
+
+    /// The length of ``name``.
+    var nameLength: Int {
         switch self {
-        case .plist, .dict, .array: false
-        case .key, .string, .integer, .real, .true, .false, .date, .data: true
+        case .key: 3
+        case .dict, .real, .true, .date, .data: 4
+        case .plist, .array, .false: 5
+        case .string: 6
+        case .integer: 7
         }
     }
 
-    fileprivate var staticName: StaticString {
+    /// The bytes of ``name``, the first in the lowest byte; a test checks them.
+    var packedName: UInt64 {
         switch self {
-        case .plist: "plist"
-        case .dict: "dict"
-        case .array: "array"
-        case .key: "key"
-        case .string: "string"
-        case .integer: "integer"
-        case .real: "real"
-        case .true: "true"
-        case .false: "false"
-        case .date: "date"
-        case .data: "data"
+        case .plist: 0x74_73_69_6C_70
+        case .dict: 0x74_63_69_64
+        case .array: 0x79_61_72_72_61
+        case .key: 0x79_65_6B
+        case .string: 0x67_6E_69_72_74_73
+        case .integer: 0x72_65_67_65_74_6E_69
+        case .real: 0x6C_61_65_72
+        case .true: 0x65_75_72_74
+        case .false: 0x65_73_6C_61_66
+        case .date: 0x65_74_61_64
+        case .data: 0x61_74_61_64
         }
     }
-
-    fileprivate var nameLength: Int { staticName.utf8CodeUnitCount }
 }

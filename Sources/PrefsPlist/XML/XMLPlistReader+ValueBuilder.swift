@@ -222,14 +222,28 @@ extension XMLPlistReader {
             }
         }
 
+        /// The end of a value element whose whole text is `text`, never handed over as ``characters(_:line:)``:
+        /// what that and ``endElement()`` do, without first copying the text (the fast path's usual case).
+        func endElement(text: UnsafeBufferPointer<UInt8>) {
+            if hasFailed { return }
+            guard let tag = scalarTag, scalarText.count == 0, !emptyElementEndPending else {
+                if !text.isEmpty { characters(text, line: 0) }
+                endElement()
+                return
+            }
+            if !text.isEmpty, !admitsText(text, in: tag) { return }
+            scalarTag = nil
+            do throws(PlistError) {
+                try finishScalar(tag, text: text)
+            } catch {
+                fail(error)
+            }
+        }
+
         private func handleEnd() throws(PlistError) {
             if let tag = scalarTag {
                 scalarTag = nil
-                if tag == .key {
-                    addKey(String(decoding: scalarText.bytes, as: UTF8.self), at: scalarPosition)
-                } else {
-                    deliver(try scalarValue(tag))
-                }
+                try finishScalar(tag, text: scalarText.bytes)
                 return
             }
             guard let frame = stack.popLast() else {
@@ -250,6 +264,16 @@ extension XMLPlistReader {
                     throw error("the key \(pendingKeyText()) has no value", at: pendingKeyPosition)
                 }
                 deliver(dictionaryOrUID(keysFrom: frame.keyStart, valuesFrom: frame.start))
+            }
+        }
+
+        /// A key's or a scalar's text is complete: the key waits for its value, the scalar is one.
+        @inline(__always)
+        private func finishScalar(_ tag: Tag, text: UnsafeBufferPointer<UInt8>) throws(PlistError) {
+            if tag == .key {
+                addKey(String(decoding: text, as: UTF8.self), at: scalarPosition)
+            } else {
+                deliver(try scalarValue(tag, text: text))
             }
         }
 
@@ -350,9 +374,16 @@ extension XMLPlistReader {
 
         @inline(__always)
         private func appendText(_ text: UnsafeBufferPointer<UInt8>, in tag: Tag) {
+            if admitsText(text, in: tag) { scalarText.append(text) }
+        }
+
+        /// Whether `text` may be part of the value `tag` (failing if not): `<true>` and `<false>` hold none, and a run
+        /// holds at most ``maxTextRunLength`` bytes.
+        @inline(__always)
+        private func admitsText(_ text: UnsafeBufferPointer<UInt8>, in tag: Tag) -> Bool {
             if tag == .true || tag == .false {
                 fail(error("<\(tag.name)> must be empty", at: scalarPosition))
-                return
+                return false
             }
             textRunLength += text.count
             if textRunLength > Self.maxTextRunLength {
@@ -361,9 +392,9 @@ extension XMLPlistReader {
                         .limitExceeded,
                         "the text of <\(tag.name)> runs past \(Self.maxTextRunLength) bytes, libxml2's limit for one "
                             + "text node", at: location(of: scalarPosition)))
-                return
+                return false
             }
-            scalarText.append(text)
+            return true
         }
 
         /// Comments and processing instructions are skipped (inside a value as well, where they split its
@@ -373,9 +404,8 @@ extension XMLPlistReader {
             textRunLength = 0
         }
 
-        private func scalarValue(_ tag: Tag) throws(PlistError) -> PlistValue {
-            // Valid until the next element's text replaces it.
-            let text = scalarText.bytes
+        /// The value of the scalar `tag` whose text is `text`.
+        private func scalarValue(_ tag: Tag, text: UnsafeBufferPointer<UInt8>) throws(PlistError) -> PlistValue {
             switch tag {
             case .string:
                 return .string(String(decoding: text, as: UTF8.self))
