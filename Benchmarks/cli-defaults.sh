@@ -41,7 +41,7 @@ export ROUNDS="${ROUNDS:-5}"
 
 # The floor: a Swift program that does nothing, linked as defaults is (the Swift runtime static, so libc, libm and
 # the C++ runtime shared, and the same start-up flags as scripts/build-release.sh).
-floor_flags=(-O -static-stdlib -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs)
+floor_flags=(-O -static-stdlib -use-ld=lld -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs)
 echo "" > "$work/empty.swift"
 swiftc "${floor_flags[@]}" "$work/empty.swift" -o "$work/empty"
 export EMPTY="$work/empty"
