@@ -206,6 +206,7 @@ struct XMLFastReaderTests {
         XMLCase("reference to U+FFFE", "<plist><string>&#xFFFE;</string></plist>"),
         XMLCase("reference past U+10FFFF", "<plist><string>&#x110000;</string></plist>"),
         XMLCase("huge reference", "<plist><string>&#99999999999999999999;</string></plist>"),
+        XMLCase("huge hex reference", "<plist><string>&#xFFFFFFFFFFFF;</string></plist>"),
         XMLCase("capital X reference", "<plist><string>&#X41;</string></plist>"),
         XMLCase("unclosed element", "<plist><string>a</plist>"),
         XMLCase("mismatched end tag", "<plist><string>a</strin></plist>"),

@@ -409,6 +409,9 @@ extension XMLPlistReader {
             let digitsStart = position
             var value: UInt32 = 0
             while position < count, bytes[position] != UInt8(ascii: ";") {
+                // libxml2 counts the digits of a long reference oddly (hex letters are refused past ten of them):
+                // a longer one is left to it. Eight digits cannot overflow.
+                guard position - digitsStart < 8 else { return nil }
                 let byte = bytes[position]
                 let digit: UInt32
                 if byte &- UInt8(ascii: "0") < 10 {
@@ -420,9 +423,6 @@ extension XMLPlistReader {
                 }
                 value = value * (hexadecimal ? 16 : 10) + digit
                 position += 1
-                // libxml2 counts the digits of a long reference oddly (hex letters are refused past ten of them):
-                // a longer one is left to it.
-                guard position - digitsStart <= 8 else { return nil }
             }
             guard position < count, position > digitsStart, Self.isCharacter(value) else { return nil }
             index = position + 1
