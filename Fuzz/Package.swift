@@ -14,7 +14,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzSupport", dependencies: [.product(name: "PrefsPlist", package: "preferences")]),
-        .executableTarget(name: "FuzzXML", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzXML", dependencies: ["FuzzSupport", fuzzTargets]),
         .executableTarget(name: "FuzzBinary", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzOpenStep", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport"]),

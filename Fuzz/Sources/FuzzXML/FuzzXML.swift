@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import FuzzSupport
+import PrefsFuzzTargets
 
 #if canImport(Glibc)
     import Glibc
@@ -8,6 +9,11 @@ import FuzzSupport
 @main
 enum FuzzXML {
     static func main() {
-        exit(FuzzDriver.run(format: .xml))
+        // Seeded by Fuzz/run.sh from the corpus's XML files.
+        exit(
+            FuzzDriver.run(seeds: []) { data, size in
+                XMLReaderFuzzTarget.run(FuzzDriver.input(data, size))
+                return 0
+            })
     }
 }
