@@ -8,7 +8,7 @@ extension XMLPlistReader {
     /// already gone), the XML declaration (version 1.0, encoding UTF-8 or none, standalone), a DOCTYPE without an
     /// internal subset, comments, processing instructions, the plist elements with their attributes, text with
     /// the five predefined entities and character references, CDATA sections, and XML's line ends (CR LF and a lone
-    /// CR are LF), byte by byte over the buffer.
+    /// CR are LF), over the buffer's bytes (eight at a time where it can), with no `String` work.
     ///
     /// It is conservative: whatever it does not handle exactly as libxml2 would (another encoding, an internal
     /// subset, another entity, a name it does not know, anything malformed, invalid UTF-8, a character outside
@@ -57,7 +57,7 @@ extension XMLPlistReader {
         /// `document ::= prolog element Misc*`, the whole input.
         private mutating func readDocument() -> Bool {
             // The declaration only at the very start: anywhere else `<?xml` is a processing instruction libxml2
-            // refuses, and `<?xml-stylesheet …?>` one it warns about; both go to libxml2 (see readTarget).
+            // refuses, and `<?xml-stylesheet …?>` one it warns about; both go to libxml2 (readProcessingInstruction).
             if has("<?xml", at: 0), count > 5, Self.isSpace(bytes[5]) {
                 guard readDeclaration() else { return false }
             }
