@@ -516,3 +516,10 @@ public final class DaemonServer: Service, Sendable {
             + (extra.map { "; " + $0 } ?? "")
     }
 }
+
+// The service group logs each service by its description; without one it would print the value by reflection (its
+// stored properties) and build the type's name with the runtime's demangler, which loads libstdc++.
+extension DaemonServer: CustomStringConvertible {
+    /// The service's name in the daemon's log.
+    public var description: String { "DaemonServer" }
+}

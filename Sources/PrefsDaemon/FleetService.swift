@@ -157,3 +157,10 @@ struct FleetService: Service {
         }
     }
 }
+
+// The service group logs each service by its description; without one it would print the value by reflection (its
+// stored properties) and build the type's name with the runtime's demangler, which loads libstdc++.
+extension FleetService: CustomStringConvertible {
+    /// The service's name in the daemon's log.
+    var description: String { "FleetService" }
+}

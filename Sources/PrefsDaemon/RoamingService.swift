@@ -368,3 +368,10 @@ struct RoamingService: Service {
         }
     }
 }
+
+// The service group logs each service by its description; without one it would print the value by reflection (its
+// stored properties) and build the type's name with the runtime's demangler, which loads libstdc++.
+extension RoamingService: CustomStringConvertible {
+    /// The service's name in the daemon's log.
+    var description: String { "RoamingService" }
+}

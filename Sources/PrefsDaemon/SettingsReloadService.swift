@@ -95,3 +95,10 @@ extension String {
         hasSuffix("; the default is used") ? String(dropLast("; the default is used".count)) : self
     }
 }
+
+// The service group logs each service by its description; without one it would print the value by reflection (its
+// stored properties) and build the type's name with the runtime's demangler, which loads libstdc++.
+extension SettingsReloadService: CustomStringConvertible {
+    /// The service's name in the daemon's log.
+    public var description: String { "SettingsReloadService" }
+}

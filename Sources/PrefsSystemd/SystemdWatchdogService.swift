@@ -46,3 +46,10 @@ public struct SystemdWatchdogService: Service {
         }
     }
 }
+
+// The service group logs each service by its description; without one it would print the value by reflection (its
+// stored properties) and build the type's name with the runtime's demangler, which loads libstdc++.
+extension SystemdWatchdogService: CustomStringConvertible {
+    /// The service's name in the daemon's log.
+    public var description: String { "SystemdWatchdogService" }
+}
