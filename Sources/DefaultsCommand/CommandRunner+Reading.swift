@@ -103,7 +103,7 @@ extension CommandRunner {
     /// contain the word without regard to case, `Found N keys in domain 'D': { … }`.
     func find(_ word: String, host: HostSelector) throws(DefaultsError) {
         let needle = word.lowercased()
-        func contains(_ text: String) -> Bool { text.lowercased().contains(needle) }
+        func contains(_ text: String) -> Bool { text.lowercased().containsText(needle) }
         func contains(_ value: PlistValue) -> Bool {
             switch value {
             case .string(let text): contains(text)

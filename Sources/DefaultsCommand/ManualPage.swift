@@ -150,7 +150,14 @@ enum ManualPage {
     /// Text safe in roff: backslashes as `\e`, hyphens as `\-` (they are options to copy), and a leading `.` or `'`
     /// guarded so that it is not read as a request.
     static func escaped(_ text: String) -> String {
-        var result = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
+        var result = ""
+        for character in text {
+            switch character {
+            case "\\": result += "\\e"
+            case "-": result += "\\-"
+            default: result.append(character)
+            }
+        }
         if result.hasPrefix(".") || result.hasPrefix("'") { result = "\\&" + result }
         return result
     }

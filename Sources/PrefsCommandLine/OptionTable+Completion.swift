@@ -215,6 +215,10 @@ extension OptionTable {
 
     /// Text as one single-quoted shell word.
     private func shellQuoted(_ text: String) -> String {
-        "'" + text.replacing("'", with: "'\\''") + "'"
+        var word = "'"
+        for character in text {
+            if character == "'" { word += "'\\''" } else { word.append(character) }
+        }
+        return word + "'"
     }
 }

@@ -161,7 +161,7 @@ struct StoreRequests: Sendable {
             return WireError(.readOnly, message, path: error.path)
         case .limitExceeded:
             let limit = WireLimit.allCases.first {
-                message.contains("(\($0.rawValue) =") || message.contains($0.rawValue)
+                message.containsText("(\($0.rawValue) =") || message.containsText($0.rawValue)
             }
             return WireError(.limitExceeded, message, limit: limit, path: error.path)
         case .versionConflict:

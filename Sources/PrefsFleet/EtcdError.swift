@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsPlist
+
 /// A failure talking to etcd or a refusal by it, with a message naming the endpoint, key or revision concerned.
 package struct EtcdError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure.
@@ -49,13 +51,13 @@ extension EtcdError.Code {
     /// The code of one of etcd's authentication errors, from its message (the gateway's `message`, or a watch's
     /// `cancel_reason`); `nil` for any other message.
     package init?(authenticationMessage message: String) {
-        if message.contains("permission denied") {
+        if message.containsText("permission denied") {
             self = .permissionDenied
-        } else if message.contains("invalid auth token") || message.contains("user name is empty")
-            || message.contains("Unauthenticated")
+        } else if message.containsText("invalid auth token") || message.containsText("user name is empty")
+            || message.containsText("Unauthenticated")
         {
             self = .unauthenticated
-        } else if message.contains("authentication failed") {
+        } else if message.containsText("authentication failed") {
             self = .authenticationFailed
         } else {
             return nil

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import NIOCore
+import PrefsPlist
 
 /// TLS for one connection to an etcd member, first in the channel's pipeline: ciphertext below it, plaintext above.
 /// OpenSSL runs the protocol over memory BIOs (``OpenSSL/Connection``) and SwiftNIO keeps the socket.
@@ -228,7 +229,7 @@ final class TLSClientHandler: ChannelDuplexHandler {
         }
         let phase = inHandshake ? "the TLS handshake with" : "the TLS session with"
         // OpenSSL's words for a plain HTTP answer to its hello.
-        let hint = failure.reason.contains("wrong version number") ? " (the member may serve plain http://)" : ""
+        let hint = failure.reason.containsText("wrong version number") ? " (the member may serve plain http://)" : ""
         return EtcdError(.tlsFailed, "\(phase) etcd at \(endpoint) failed: \(failure.reason)\(hint)")
     }
 

@@ -151,7 +151,7 @@ public enum WireFrame {
         } catch let error as PlistError where error.code == .limitExceeded {
             // The reader's depth errors say the value "nests"; its other limit errors are about object counts (the
             // input size was checked above).
-            if error.message.contains("nests") {
+            if error.message.containsText("nests") {
                 throw PrefsWireError(
                     .limitExceeded,
                     "frame payload exceeds maxDepth (\(limits.maxDepth), plus \(envelopeDepth) levels of message)",

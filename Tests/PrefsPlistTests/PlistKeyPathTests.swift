@@ -3,6 +3,14 @@ import PrefsPlist
 import Testing
 
 @Suite struct PlistKeyPathTests {
+    @Test func aPrefixEscapesDotsAndBackslashesInsideKeys() {
+        let path = PlistKeyPath(#"Window\.Main.C:\\Users.0"#)
+        #expect(path.components == ["Window.Main", #"C:\Users"#, "0"])
+        let prefix = path.prefix(2)
+        #expect(prefix.text == #"Window\.Main.C:\\Users"#)
+        #expect(PlistKeyPath(prefix.text).components == ["Window.Main", #"C:\Users"#])
+    }
+
     /// The key-path fuzz harness crashed on such a path: setting through tens of thousands of components recursed
     /// once per component and overflowed the stack.
     @Test func aPathDeeperThanAnyValueIsRefusedNotRecursedThrough() {

@@ -82,8 +82,18 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// - Returns: A path whose ``text`` parses back to the same components.
     public func prefix(_ count: Int) -> PlistKeyPath {
         let kept = Array(components.prefix(count))
-        let text = kept.map { $0.replacing("\\", with: "\\\\").replacing(".", with: "\\.") }.joined(separator: ".")
+        let text = kept.map(Self.escaped).joined(separator: ".")
         return PlistKeyPath(components: kept, text: text)
+    }
+
+    /// A key as one component of a path's text: a backslash before each dot and backslash.
+    private static func escaped(_ key: String) -> String {
+        var text = ""
+        for character in key {
+            if character == "\\" || character == "." { text.append("\\") }
+            text.append(character)
+        }
+        return text
     }
 
     /// The value at this path under a root value.

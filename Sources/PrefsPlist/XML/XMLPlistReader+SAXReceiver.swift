@@ -119,7 +119,7 @@ extension XMLPlistReader {
             let position = PlistError.Position.text(line: max(1, Int(error.line)), column: max(1, Int(error.int2)))
             // libxml2's own hard limits (nesting 256, names, CDATA sections) say so by naming the
             // option that would lift them, which a plist reader must never set.
-            let code: PlistError.Code = message.contains("XML_PARSE_HUGE") ? .limitExceeded : .malformed
+            let code: PlistError.Code = message.containsText("XML_PARSE_HUGE") ? .limitExceeded : .malformed
             builder.fail(PlistError(code, "invalid XML: \(message)", at: position))
         }
 
