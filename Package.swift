@@ -47,15 +47,21 @@ let package = Package(
         .target(
             name: "CPrefsXML2"
         ),
+        // The C++ runtime functions the static Swift runtime needs, so that the executables load libstdc++ only when
+        // the runtime calls one of its rarer functions (Sources/CPrefsCxxRuntime/cxx_runtime.c). Only the
+        // executables depend on it, and it is empty unless scripts/build-release.sh turns it on.
+        .target(
+            name: "CPrefsCxxRuntime"
+        ),
         .systemLibrary(
             name: "CPrefsSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .systemLibrary(
-            name: "CPrefsOpenSSL",
-            pkgConfig: "openssl",
-            providers: [.apt(["libssl-dev"])]
+        // CPrefsOpenSSL gives OpenSSL's types and defines the functions PrefsFleet calls, forwarding each to libssl,
+        // loaded with dlopen when the first TLS context is made: prefsd loads no OpenSSL unless its fleet uses https.
+        .target(
+            name: "CPrefsOpenSSL"
         ),
 
         // Modules, bottom up (docs/ARCHITECTURE.md).
@@ -166,21 +172,21 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "plutil",
-            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist"],
+            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist", "CPrefsCxxRuntime"],
             linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
             name: "defaults",
-            dependencies: ["DefaultsCommand"],
+            dependencies: ["DefaultsCommand", "CPrefsCxxRuntime"],
             linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
             name: "defaults-fleet",
-            dependencies: ["DefaultsCommand", "DefaultsFleet"]
+            dependencies: ["DefaultsCommand", "DefaultsFleet", "CPrefsCxxRuntime"]
         ),
         .executableTarget(
             name: "prefsd",
-            dependencies: ["PrefsDaemon"]
+            dependencies: ["PrefsDaemon", "CPrefsCxxRuntime"]
         ),
 
         // Test support and fixtures (not products), under Tests/Support and Tests/Fixtures.

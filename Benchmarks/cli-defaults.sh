@@ -39,9 +39,9 @@ export PREFSD_SOCKET="$work/prefsd.socket" HOME="$work/home" XDG_CONFIG_HOME="$w
 export XDG_RUNTIME_DIR="$work/runtime" DEFAULTS="$defaults" PREFSD="$bin/prefsd" WORK="$work" HYPERFINE_OPTIONS="$*"
 export ROUNDS="${ROUNDS:-5}"
 
-# The floor: a Swift program that does nothing, linked as defaults is (the Swift runtime static, so libc, libm and
-# the C++ runtime shared, and the same start-up flags as scripts/build-release.sh).
-floor_flags=(-O -static-stdlib -use-ld=lld -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs)
+# The floor: a Swift program that does nothing, linked as defaults is (the Swift runtime static, libc and libm shared,
+# libstdc++ only on demand, and the same start-up flags as scripts/build-release.sh).
+mapfile -t floor_flags < <(scripts/cxx-runtime.sh swiftc-flags "$work/link")
 echo "" > "$work/empty.swift"
 swiftc "${floor_flags[@]}" "$work/empty.swift" -o "$work/empty"
 export EMPTY="$work/empty"

@@ -59,6 +59,15 @@ fi
 #   calls per start.
 build+=(-Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --as-needed)
 build+=(--disable-local-rpath)
+# libstdc++ not loaded at start-up: the static Swift runtime's everyday C++ runtime functions (operator new, the guards
+# of function-local statics) come from Sources/CPrefsCxxRuntime, and the rest from libstdc++, loaded with dlopen the
+# first time one is called. Loading it at start-up cost two thirds of a `defaults read`'s instructions. A fully static
+# build links libstdc++ itself.
+# The linker script of scripts/cxx-runtime.sh makes libstdc++ AS_NEEDED, which the toolchain's -lstdc++ is not.
+if [ "${PREFERENCES_FULLY_STATIC:-}" != 1 ]; then
+    link_dir="$(scripts/cxx-runtime.sh link-dir "${RELEASE_SCRATCH_PATH:-.build}/link")"
+    build+=(-Xcc -DPREFERENCES_CXX_RUNTIME_ON_DEMAND -Xswiftc -L -Xswiftc "$link_dir")
+fi
 for flag in ${RELEASE_SWIFT_FLAGS:-}; do build+=(-Xswiftc "$flag"); done
 
 # The linker warns that getpwuid_r, dlopen and libxml2's unused network code in a static executable need the same

@@ -155,11 +155,13 @@ for tool in "${tools[@]}"; do
     fi
 done
 depends="$(dpkg-deb -f "$deb" Depends)"
+# libstdc++ is loaded with dlopen too, when the Swift runtime first needs it (Sources/CPrefsCxxRuntime), so no
+# shlibs line names it: Depends must.
 if [[ "$depends" == *libsystemd0* ]] && [[ "$depends" == *libxml2* ]] && [[ "$depends" == *libssl3* ]] &&
-    [[ "$depends" == *libc6* ]] && [[ "$depends" == *init-system-helpers* ]]; then
+    [[ "$depends" == *libc6* ]] && [[ "$depends" == *libstdc++6* ]] && [[ "$depends" == *init-system-helpers* ]]; then
     pass "Depends: $depends"
 else
-    fail "Depends lacks libsystemd0, libxml2, libssl3, libc6 or init-system-helpers: $depends"
+    fail "Depends lacks libsystemd0, libxml2, libssl3, libc6, libstdc++6 or init-system-helpers: $depends"
 fi
 conflicts="$(dpkg-deb -f "$deb" Conflicts Breaks Replaces)"
 if [ -z "$conflicts" ]; then

@@ -65,6 +65,9 @@ release_lane='
         scripts/build-release.sh .build/test-release/dist/bin)"
     echo "== release build: $((SECONDS - start)) s"
     start=$SECONDS
+    scripts/check-linking.sh "$bin"
+    echo "== linking: $((SECONDS - start)) s"
+    start=$SECONDS
     scripts/instruction-counts.sh "$bin"
     echo "== instruction counts: $((SECONDS - start)) s"
     start=$SECONDS

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 internal import CPrefsOpenSSL
 
-/// Every call into OpenSSL (the system's libssl and libcrypto, OpenSSL 3) that this module makes: the client context
-/// with its trusted CAs and client certificate, and one TLS connection over two memory BIOs.
+/// Every call into OpenSSL (the system's libssl and libcrypto, OpenSSL 3, loaded with the first context) that this
+/// module makes: the client context with its trusted CAs and client certificate, and one TLS connection over two
+/// memory BIOs.
 ///
 /// Keeping them in one place keeps C types out of the rest of the module: the rest sees `OpaquePointer`s it hands back
 /// and Swift values. OpenSSL reports failures on a per-thread error queue; every function here empties it before the
@@ -24,10 +25,12 @@ enum OpenSSL {
     ///   - certificate: The client certificate, PEM, with its intermediate CAs after it, if any.
     ///   - key: The client certificate's private key, PEM, unencrypted.
     /// - Returns: The `SSL_CTX`, which ``freeContext(_:)`` frees.
-    /// - Throws: ``EtcdError`` with code `invalidArgument`, naming the file that cannot be used and why.
+    /// - Throws: ``EtcdError`` with code `invalidArgument`, naming the file that cannot be used and why, or
+    ///   `unavailable` when libssl.so.3 cannot be loaded.
     static func makeClientContext(
         trusted: PEMFile?, certificate: PEMFile?, key: PEMFile?
     ) throws(EtcdError) -> OpaquePointer {
+        try load()
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw EtcdError(.invalidArgument, "cannot create a TLS context: \(takeErrors())")
@@ -46,6 +49,16 @@ enum OpenSSL {
         if let certificate, let key { try useCertificate(certificate, key: key, in: context) }
         made = true
         return context
+    }
+
+    /// Loads libssl, which nothing links (CPrefsOpenSSL's openssl.c): a context comes first in every use of TLS,
+    /// so a daemon whose fleet is reached over plain http:// never loads it.
+    private static func load() throws(EtcdError) {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard CPrefsOpenSSL_load(&reason, reason.count) == 1 else {
+            let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw EtcdError(.unavailable, "TLS to etcd needs OpenSSL 3: \(text)")
+        }
     }
 
     /// Frees a context from ``makeClientContext(trusted:certificate:key:)`` (connections hold their own reference).
