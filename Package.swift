@@ -121,6 +121,12 @@ let package = Package(
                 "PrefsWire",
             ]
         ),
+        // `plutil`, as a module: the `defaults` executable is plutil too when run by that name (the package's plutil is
+        // a link to it), and the `plutil` executable runs it alone.
+        .target(
+            name: "PlutilCommand",
+            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist"]
+        ),
         // `defaults fleet write|read|delete|list`: the etcd actions, which the `defaults-fleet` executable runs, so that
         // `defaults` links neither SwiftNIO nor OpenSSL.
         .target(
@@ -172,12 +178,12 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "plutil",
-            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist", "CPrefsCxxRuntime"],
+            dependencies: ["PlutilCommand", "CPrefsCxxRuntime"],
             linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
             name: "defaults",
-            dependencies: ["DefaultsCommand", "CPrefsCxxRuntime"],
+            dependencies: ["DefaultsCommand", "PlutilCommand", "CPrefsCxxRuntime"],
             linkerSettings: fullyStaticInRelease
         ),
         .executableTarget(
@@ -186,7 +192,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "prefsd",
-            dependencies: ["PrefsDaemon", "CPrefsCxxRuntime"]
+            dependencies: ["PrefsDaemon", "DefaultsCommand", "DefaultsFleet", "CPrefsCxxRuntime"]
         ),
 
         // Test support and fixtures (not products), under Tests/Support and Tests/Fixtures.

@@ -27,13 +27,21 @@ trap cleanup EXIT
 
 echo "== executables, stripped (strip --strip-unneeded, as dh_strip), and the libraries each loads"
 printf '%-16s %10s  %s\n' executable "MB" "NEEDED"
+total=0
 for tool in defaults plutil prefsd defaults-fleet; do
     [ -x "$bin/$tool" ] || continue
+    if [ -L "$bin/$tool" ]; then
+        # plutil and defaults-fleet: defaults and prefsd run by another name (scripts/build-release.sh).
+        printf '%-16s %10s  %s\n' "$tool" "link" "-> $(readlink "$bin/$tool")"
+        continue
+    fi
     strip --strip-unneeded -o "$work/$tool" "$bin/$tool"
     size=$(stat -c %s "$work/$tool")
     needed=$(readelf -d "$work/$tool" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
     printf '%-16s %10.2f  %s\n' "$tool" "$(awk -v bytes="$size" 'BEGIN{print bytes / 1000000}')" "${needed:-(static)}"
+    total=$((total + size))
 done
+printf '%-16s %10.2f\n' "all of them" "$(awk -v bytes="$total" 'BEGIN{print bytes / 1000000}')"
 
 # Resident memory of a process: VmRSS, and its anonymous part (heap, stacks).
 memory() {

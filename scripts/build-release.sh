@@ -5,13 +5,14 @@
 #   scripts/build-release.sh [OUTDIR]        (default .build/dist/bin; prints OUTDIR on standard output)
 #
 # One release build in .build, with the Swift runtime linked statically (`--static-swift-stdlib`) and every C library
-# dynamically: libc, libm, libstdc++ (the Swift runtime's), libsystemd (prefsd), OpenSSL (prefsd and defaults-fleet),
-# and libxml2, which PrefsPlist loads only when a document needs it (docs/PACKAGING.md), so that Debian's security
-# updates of those libraries reach the installed tools. PREFERENCES_FULLY_STATIC=1 makes defaults and plutil fully
-# static instead, only to measure what dynamic linking costs (Package.swift).
-# The four executables share every compiled module, so the libraries and SwiftNIO are compiled once; defaults-fleet
-# is `defaults` with the etcd client, which `defaults fleet` runs (docs/FLEET.md), so that defaults links no SwiftNIO
-# and no OpenSSL.
+# dynamically: libc, libm, libsystemd (prefsd), and, loaded only when needed (docs/PACKAGING.md), libstdc++ (the Swift
+# runtime's), OpenSSL (a fleet over https) and libxml2 (a document the Swift reader leaves to it), so that Debian's
+# security updates of those libraries reach the installed tools. PREFERENCES_FULLY_STATIC=1 makes defaults (and so
+# plutil) fully static instead, only to measure what dynamic linking costs (Package.swift).
+# Two executables, sharing every compiled module: defaults, which is plutil when run by that name, and prefsd, which
+# is defaults-fleet (the etcd actions `defaults fleet` runs, docs/FLEET.md) when run by that name; OUTDIR gets plutil
+# and defaults-fleet as links to them. So defaults links no SwiftNIO and no OpenSSL, and the package holds one copy
+# of each.
 # Used by `make build`, `make install` (scripts/install.sh), `make deb` (debian/rules) and the benchmarks.
 # SWIFT overrides the swift command; RELEASE_SCRATCH_PATH the build directory (default .build), so that `make test`
 # can build the release executables beside its debug build and tests, which hold .build's lock; RELEASE_SWIFT_FLAGS
@@ -83,7 +84,7 @@ if [ -d "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" != "${build[*]}" ]; then
     echo "The release build in $bin was made with other flags; building it again." >&2
     rm -rf "$bin"
 fi
-products=(defaults defaults-fleet plutil prefsd)
+products=(defaults prefsd)
 for product in "${products[@]}"; do
     if [ "$bin/$product" -ot scripts/symbol-order.txt ]; then rm -f "$bin/$product"; fi
 done
@@ -95,5 +96,12 @@ done
 
 echo "${build[*]}" >"$stamp"
 mkdir -p "$outdir"
-for product in "${products[@]}"; do install -m 755 "$bin/$product" "$outdir/"; done
+for product in "${products[@]}"; do
+    rm -f "$outdir/$product"
+    install -m 755 "$bin/$product" "$outdir/"
+done
+# plutil is defaults run by that name, defaults-fleet is prefsd run by that name (their main.swift): links, so that
+# the package carries the Swift runtime, SwiftNIO and the etcd client once each.
+ln -sfn defaults "$outdir/plutil"
+ln -sfn prefsd "$outdir/defaults-fleet"
 echo "$outdir"

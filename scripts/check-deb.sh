@@ -44,7 +44,6 @@ fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
 expected=(
     "-rwxr-xr-x usr/bin/prefsd"
     "-rwxr-xr-x $libexec/defaults"
-    "-rwxr-xr-x $libexec/plutil"
     "-rw-r--r-- usr/lib/systemd/user/prefsd.service"
     "-rw-r--r-- usr/lib/systemd/user/prefsd.socket"
     "-rw-r--r-- usr/lib/systemd/user-preset/80-preferences.preset"
@@ -67,7 +66,16 @@ expected=(
     "-rw-r--r-- usr/share/lintian/overrides/preferences"
 )
 tools=(prefsd defaults plutil)
-if [ -n "${BIN_DIR:-}" ] && [ -x "$BIN_DIR/defaults-fleet" ]; then
+# plutil and defaults-fleet are links to defaults and prefsd (each is that executable run by another name), unless
+# BIN_DIR holds them as executables of their own.
+if [ -n "${BIN_DIR:-}" ] && [ ! -L "$BIN_DIR/plutil" ]; then
+    expected+=("-rwxr-xr-x $libexec/plutil")
+else
+    expected+=("lrwxrwxrwx $libexec/plutil -> defaults")
+fi
+if [ -n "${BIN_DIR:-}" ] && [ -L "$BIN_DIR/defaults-fleet" ]; then
+    expected+=("lrwxrwxrwx $libexec/defaults-fleet -> ../../bin/prefsd")
+elif [ -n "${BIN_DIR:-}" ] && [ -x "$BIN_DIR/defaults-fleet" ]; then
     expected+=("-rwxr-xr-x $libexec/defaults-fleet")
 fi
 if [ -e "$root/$libexec/defaults-fleet" ]; then

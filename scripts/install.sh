@@ -6,7 +6,8 @@
 #
 # PREFIX/bin/{prefsd,defaults,plutil} (built by scripts/build-release.sh; BIN_DIR=<dir> takes executables built
 # already), PREFIX/libexec/preferences/defaults-fleet when the build made it (defaults finds it there, from its own
-# directory), all stripped as dh_strip strips them (the debug information is most of their size),
+# directory), all stripped as dh_strip strips them (the debug information is most of their size); plutil and
+# defaults-fleet as links to defaults and prefsd, as the build makes them,
 # PREFIX/lib/systemd/user/prefsd.{socket,service} (with @BINDIR@ replaced by PREFIX/bin),
 # PREFIX/share/preferences/domains/ (Domains/, dot files included), the manual pages defaults(1), plutil(1) and
 # prefsd(8) and the shell completions of defaults. DESTDIR is honoured. The Debian package (`make deb`) holds the
@@ -45,12 +46,23 @@ install_executable() {
     install -m 755 "$1" "$2"
     strip --remove-section=.comment --remove-section=.note "$2"
 }
-for tool in prefsd defaults plutil; do
+# plutil and defaults-fleet are links to defaults and prefsd when the build made them so (scripts/build-release.sh:
+# each is that executable run by another name), and stay links; executables built otherwise are copied.
+for tool in prefsd defaults; do
     install_executable "$bin/$tool" "$destdir$bindir/$tool"
 done
+if [ -L "$bin/plutil" ]; then
+    ln -sfn defaults "$destdir$bindir/plutil"
+else
+    install_executable "$bin/plutil" "$destdir$bindir/plutil"
+fi
 if [ -x "$bin/defaults-fleet" ]; then
     install -d -m 755 "$destdir$libexecdir"
-    install_executable "$bin/defaults-fleet" "$destdir$libexecdir/defaults-fleet"
+    if [ -L "$bin/defaults-fleet" ]; then
+        ln -sfn ../../bin/prefsd "$destdir$libexecdir/defaults-fleet"
+    else
+        install_executable "$bin/defaults-fleet" "$destdir$libexecdir/defaults-fleet"
+    fi
 fi
 install -m 644 systemd/prefsd.socket "$destdir$unitdir/prefsd.socket"
 sed "s|@BINDIR@|$bindir|g" systemd/prefsd.service > "$destdir$unitdir/prefsd.service"

@@ -40,7 +40,9 @@ extension CommandRunner {
                     + candidates.joined(separator: " and ") + ")\n")
             return 1
         }
-        let failure = SystemCalls.execute(helper, arguments: ["defaults"] + arguments)
+        // Its own path as argv[0], as git runs its subcommands: the package's defaults-fleet is prefsd under that name,
+        // and the name is what makes it the fleet administration.
+        let failure = SystemCalls.execute(helper, arguments: [helper] + arguments)
         console.writeError("defaults: cannot run \(helper): \(failure.message)\n")
         return 1
     }

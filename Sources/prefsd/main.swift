@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import DefaultsCommand
+import DefaultsFleet
 import Dispatch
 import PrefsDaemon
 
@@ -8,11 +10,14 @@ import PrefsDaemon
     import Musl
 #endif
 
-// The daemon runs in a task of the default priority, not in an async main task: that one is user-initiated, and
-// libdispatch renices the worker threads of user-initiated work to -4, which a service without CAP_SYS_NICE (any
-// systemd user service) may not do: it logged "Failed to set thread priority for worker thread … errno=13" at every
-// start. At the default priority the workers stay at nice 0.
+let arguments = Array(CommandLine.arguments.dropFirst())
+// Run as `defaults-fleet` (the package's is a link to this file, which `defaults fleet` runs), it is the etcd
+// administration of `defaults`: prefsd carries SwiftNIO and the etcd client already, so the package holds them once
+// (docs/FLEET.md, docs/PACKAGING.md).
+if let name = CommandLine.arguments.first, name == "defaults-fleet" || name.hasSuffix("/defaults-fleet") {
+    DefaultsCommand.main(arguments: arguments, fleetAdministration: EtcdFleetAdministration())
+}
 Task.detached(priority: .medium) {
-    exit(await Prefsd.main(arguments: Array(CommandLine.arguments.dropFirst())))
+    exit(await Prefsd.main(arguments: arguments))
 }
 dispatchMain()

@@ -7,8 +7,11 @@ import PrefsPlist
 #endif
 
 /// `plutil`: checks, converts, prints and extracts property lists, as the macOS command does.
-@main
-enum Plutil {
+///
+/// A module of its own, so that the `defaults` executable can be `plutil` too when it is run by that name (the
+/// package installs `plutil` as a link to `defaults`: one copy of the Swift runtime instead of two); the `plutil`
+/// executable of the package's products runs the same code.
+package enum Plutil {
     static let helpText = """
         plutil: check, convert, print and extract property lists (XML, binary, OpenStep, JSON).
 
@@ -46,8 +49,8 @@ enum Plutil {
         exit status: 0 when every file succeeded, 1 otherwise, 2 for a usage error (its reason on standard error).
         """
 
-    static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+    /// Runs `plutil` with `arguments` (those after the program's name) and exits with its status.
+    package static func main(arguments: [String]) -> Never {
         let command: PlutilCommand
         do {
             command = try PlutilCommand.parse(arguments)
