@@ -332,7 +332,9 @@ package final class EtcdClient: Sendable {
                     path, body: body, to: endpoint, authorization: authorization, timeout: remaining)
                 if attempt % endpoints.count != 0 { preferred.store(index, ordering: .relaxed) }
                 return try EtcdJSON.decode(bytes, what: what)
-            } catch  where error.code == .unavailable || error.code == .timedOut || error.message.containsText("HTTP 503") {
+            } catch
+                where error.code == .unavailable || error.code == .timedOut || error.message.containsText("HTTP 503")
+            {
                 failures.append(error.message)
             } catch  where error.code == .refused && error.message.containsText("compacted") {
                 throw EtcdError(.compacted, error.message)

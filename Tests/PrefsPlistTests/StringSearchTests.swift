@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-@testable import PrefsPlist
+import PrefsPlist
 import Testing
+
 
 /// `containsText(_:)` answers as the `contains(_:)` of `_StringProcessing` does, which it replaces.
 @Suite struct StringSearchTests {
