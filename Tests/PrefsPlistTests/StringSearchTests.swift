@@ -2,7 +2,6 @@
 import PrefsPlist
 import Testing
 
-
 /// `containsText(_:)` answers as the `contains(_:)` of `_StringProcessing` does, which it replaces.
 @Suite struct StringSearchTests {
     @Test(arguments: [
