@@ -5,7 +5,9 @@
 //
 // The Swift runtime is C++ and takes 25 functions from libstdc++. Loading libstdc++ costs every process the
 // loader's binding of its 3,261 symbol relocations (vtables, typeinfo, its own calls), about 1.6 million
-// instructions, two thirds of a whole `defaults read`, for functions a command seldom calls. So:
+// instructions, two thirds of a whole `defaults read`, for functions a command seldom calls. So, for exactly the
+// functions the runtime refers to (and __cxa_guard_abort, which completes the guards' protocol; one more that a new
+// toolchain refers to would make libstdc++ NEEDED again, which scripts/check-linking.sh fails):
 // - the ones the runtime calls on every start are defined here as libstdc++ defines them for a program that
 //   throws no exceptions (the Swift runtime is built without them, so a throw would end in std::terminate):
 //   operator new and delete on malloc, the guards of function-local statics, hardware_concurrency, and the
@@ -65,27 +67,12 @@ static void *allocate_aligned(size_t size, size_t alignment) {
 USED void *cxx_new(size_t size) CXX_NAME("_Znwm");
 void *cxx_new(size_t size) { return allocate(size); }
 
-USED void *cxx_new_array(size_t size) CXX_NAME("_Znam");
-void *cxx_new_array(size_t size) { return allocate(size); }
-
 USED void *cxx_new_aligned(size_t size, size_t alignment) CXX_NAME("_ZnwmSt11align_val_t");
 void *cxx_new_aligned(size_t size, size_t alignment) { return allocate_aligned(size, alignment); }
-
-USED void cxx_delete(void *memory) CXX_NAME("_ZdlPv");
-void cxx_delete(void *memory) { free(memory); }
-
-USED void cxx_delete_array(void *memory) CXX_NAME("_ZdaPv");
-void cxx_delete_array(void *memory) { free(memory); }
 
 USED void cxx_delete_sized(void *memory, size_t size) CXX_NAME("_ZdlPvm");
 void cxx_delete_sized(void *memory, size_t size) {
     (void)size;
-    free(memory);
-}
-
-USED void cxx_delete_aligned(void *memory, size_t alignment) CXX_NAME("_ZdlPvSt11align_val_t");
-void cxx_delete_aligned(void *memory, size_t alignment) {
-    (void)alignment;
     free(memory);
 }
 
@@ -295,13 +282,6 @@ USED tree_node *tree_decrement(tree_node *node) CXX_NAME("_ZSt18_Rb_tree_decreme
 tree_node *tree_decrement(tree_node *node) {
     typedef tree_node *(*decrement_function)(tree_node *);
     ON_DEMAND(decrement_function, "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base")
-    return function(node);
-}
-
-USED tree_node *tree_increment(tree_node *node) CXX_NAME("_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base");
-tree_node *tree_increment(tree_node *node) {
-    typedef tree_node *(*increment_function)(tree_node *);
-    ON_DEMAND(increment_function, "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base")
     return function(node);
 }
 

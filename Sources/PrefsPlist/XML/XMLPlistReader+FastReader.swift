@@ -369,21 +369,9 @@ extension XMLPlistReader {
         /// `&lt;`, `&gt;`, `&amp;`, `&apos;`, `&quot;`, `&#N;` or `&#xN;`, at its `&`, handed to the builder as the
         /// text it stands for.
         private mutating func readReference() -> Bool {
-            if has("&lt;", at: index) {
-                index += 4
-                builder.characters(Self.staticBytes("<"), line: 0)
-            } else if has("&gt;", at: index) {
-                index += 4
-                builder.characters(Self.staticBytes(">"), line: 0)
-            } else if has("&amp;", at: index) {
-                index += 5
-                builder.characters(Self.staticBytes("&"), line: 0)
-            } else if has("&apos;", at: index) {
-                index += 6
-                builder.characters(Self.staticBytes("'"), line: 0)
-            } else if has("&quot;", at: index) {
-                index += 6
-                builder.characters(Self.staticBytes("\""), line: 0)
+            if let predefined = Self.predefinedEntities.first(where: { has($0.reference, at: index) }) {
+                index += predefined.reference.utf8CodeUnitCount
+                builder.characters(Self.staticBytes(predefined.text), line: 0)
             } else if has("&#", at: index) {
                 guard let scalar = readCharacterReference() else { return false }
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { buffer in
@@ -400,6 +388,11 @@ extension XMLPlistReader {
             }
             return true
         }
+
+        /// XML's five predefined entities, and the text each stands for.
+        private static let predefinedEntities: [(reference: StaticString, text: StaticString)] = [
+            ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"), ("&apos;", "'"), ("&quot;", "\""),
+        ]
 
         /// `&#` digits `;` or `&#x` hex digits `;`, at its `&`: the character, when it is one XML allows.
         private mutating func readCharacterReference() -> Unicode.Scalar? {
