@@ -72,13 +72,20 @@ let package = Package(
             name: "PrefsPlist",
             dependencies: ["CPrefsXML2"]
         ),
+        // The domain vocabulary beneath the store and the protocol: names, IDs, scopes, search lists, layers,
+        // resolutions, change events and origins, fleet targets, and the error they throw. The protocol and the
+        // client depend on it instead of the store, so that a client links no storage engine.
+        .target(
+            name: "PrefsDomain",
+            dependencies: ["PrefsPlist"]
+        ),
         .target(
             name: "PrefsStore",
-            dependencies: ["PrefsPOSIX", "PrefsPlist"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsDomain"]
         ),
         .target(
             name: "PrefsWire",
-            dependencies: ["PrefsPlist", "PrefsStore"]
+            dependencies: ["PrefsPlist", "PrefsDomain"]
         ),
         .target(
             name: "PrefsSystemd",
@@ -106,7 +113,7 @@ let package = Package(
         // What a `defaults` command line means: verbs, domains, keys and values, parsed without touching anything.
         .target(
             name: "DefaultsArguments",
-            dependencies: ["PrefsCommandLine", "PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsFleetScope"]
+            dependencies: ["PrefsCommandLine", "PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsDomain"]
         ),
         .target(
             name: "DefaultsCommand",
@@ -135,15 +142,10 @@ let package = Package(
         ),
         // The etcd v3 client (JSON gateway over HTTP/1.1 on SwiftNIO) and the fleet cache; prefsd and `defaults fleet`
         // use it, the store never does (docs/FLEET.md).
-        // Which hosts a managed domain applies to and how strongly (forced or default): the vocabulary `defaults fleet`
-        // parses and the etcd client lays out, without the client's network stack.
-        .target(
-            name: "PrefsFleetScope"
-        ),
         .target(
             name: "PrefsFleet",
             dependencies: [
-                "CPrefsOpenSSL", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsFleetScope",
+                "CPrefsOpenSSL", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsDomain",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -153,7 +155,7 @@ let package = Package(
             name: "PrefsDaemon",
             dependencies: [
                 "PrefsCommandLine", "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
-                "PrefsFleetScope",
+                "PrefsDomain",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -235,12 +237,16 @@ let package = Package(
             dependencies: ["PrefsPlist", "PrefsTestSupport"]
         ),
         .testTarget(
+            name: "PrefsDomainTests",
+            dependencies: ["PrefsDomain"]
+        ),
+        .testTarget(
             name: "PrefsStoreTests",
             dependencies: ["PrefsStore", "PrefsTestSupport", "PrefsStoreFixture"]
         ),
         .testTarget(
             name: "PrefsWireTests",
-            dependencies: ["PrefsWire", "PrefsTestSupport"]
+            dependencies: ["PrefsWire", "PrefsDomain", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsSystemdTests",
@@ -281,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "FleetTests",
             dependencies: [
-                "PrefsFleet", "PrefsFleetScope", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient",
+                "PrefsFleet", "PrefsDomain", "PrefsStore", "PrefsPlist", "PrefsWire", "PrefsClient",
                 "PrefsTestSupport", "prefsd", "defaults", "defaults-fleet",
             ]
         ),

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # `make test`: every check of the repository, in a foreground and niced lanes beside it, so that two cores stay busy.
 #
-# Foreground, in order: the debug build with the tests, the test suite, then the racing-process proofs
-# (AtomicUpdateTests: up to 200 processes, after the suite so that they do not slow its timing-sensitive tests) with
-# the documentation built beside them (a broken symbol link or any DocC warning fails).
+# Foreground, in order: the module layering checked on the manifest (scripts/check-dependencies.sh), the debug build
+# with the tests, the test suite, then the racing-process proofs (AtomicUpdateTests: up to 200 processes, after the
+# suite so that they do not slow its timing-sensitive tests) with the documentation built beside them (a broken
+# symbol link or any DocC warning fails).
 #
 # Background, at the lowest priority (`nice -n 19`):
 # - once the debug build is there, the Python client's tests against the built prefsd;
@@ -90,6 +91,7 @@ start_lane fuzz "$fuzz_lane"
 start_lane downstream "$downstream_lane"
 
 total=$SECONDS
+step "module layering" scripts/check-dependencies.sh
 step "debug build" "$swift" build --build-tests
 debug_bin="$("$swift" build --show-bin-path)"
 start_lane python "clients/python/run-tests.sh '$debug_bin'"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsCommandLine
-import PrefsFleetScope
+import PrefsDomain
 import PrefsPlist
 import PrefsStore
 

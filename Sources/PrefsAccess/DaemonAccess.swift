@@ -247,25 +247,20 @@ package final class DaemonAccess: DomainAccess {
     }
 
     package func domainNames(in scope: DomainScope) throws(PrefsAccessError) -> [DomainName] {
-        let operation: WireOperation
-        switch scope {
-        case .user: operation = .listDomains(scope: .user, byHost: false)
-        case .byHost: operation = .listDomains(scope: .user, byHost: true)
-        case .system: operation = .listDomains(scope: .system, byHost: false)
-        case .forced: operation = .listDomains(scope: .forced, byHost: false)
-        case .fleetForced: operation = .listDomains(scope: .fleetForced, byHost: false)
-        case .fleetDefault: operation = .listDomains(scope: .fleetDefault, byHost: false)
-        case .shipped:
-            throw PrefsAccessError(.unavailable, "prefsd does not list the shipped registration domains")
+        let listing: (scope: WireDomain.Scope, byHost: Bool)
+        do {
+            listing = try WireDomain.Scope.listing(scope)
+        } catch {
+            throw PrefsAccessError(.unavailable, error.message)
         }
+        let operation = WireOperation.listDomains(scope: listing.scope, byHost: listing.byHost)
         let result = try send(operation)
         guard case .listDomains(let names) = result else { throw Self.unexpected(result) }
         return names.compactMap { try? DomainName($0) }
     }
 
     package func resolve(_ key: String, in searchList: SearchList) throws(PrefsAccessError) -> Resolution {
-        let list = WireSearchList(app: searchList.domain.rawValue, suites: searchList.suites.map(\.rawValue))
-        let result = try send(.getEffective(list, key: key))
+        let result = try send(.getEffective(WireSearchList(searchList), key: key))
         guard case .getEffective(let resolution) = result else { throw Self.unexpected(result) }
         return resolution.resolution(of: key)
     }

@@ -496,8 +496,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         switch (filter.target, filter.keys) {
         case (.domain(let domain), .key(let key)): return .key(key, in: try domain.domainID())
         case (.domain(let domain), _): return .domain(try domain.domainID())
-        case (.effective(let list), .key(let key)): return .effectiveKey(key, in: try StoreRequests.searchList(list))
-        case (.effective(let list), _): return .effective(try StoreRequests.searchList(list))
+        case (.effective(let list), .key(let key)): return .effectiveKey(key, in: try list.searchList())
+        case (.effective(let list), _): return .effective(try list.searchList())
         }
     }
 

@@ -67,7 +67,7 @@ struct StoreRequests: Sendable {
         case .get(let wireDomain, let key):
             return get(key, in: try recent.domainID(wireDomain))
         case .getEffective(let searchList, let key):
-            let list = try Self.searchList(searchList)
+            let list = try searchList.searchList()
             return .getEffective(WireResolution(store.resolve(key, in: list), app: list.domain))
         case .set(let wireDomain, let key, let value, let expectedVersion):
             return .set(
@@ -106,14 +106,7 @@ struct StoreRequests: Sendable {
             guard let version else { throw Self.domainNotFound(wireDomain) }
             return .removeDomain(version: version)
         case .listDomains(let scope, let byHost):
-            let storeScope: DomainScope =
-                switch scope {
-                case .user: byHost ? .byHost : .user
-                case .system: .system
-                case .forced: .forced
-                case .fleetForced: .fleetForced
-                case .fleetDefault: .fleetDefault
-                }
+            let storeScope = scope.domainScope(byHost: byHost)
             let names = try mapErrors(nil) { () throws(PrefsStoreError) in try store.domainNames(scope: storeScope) }
             return .listDomains(names.map(\.rawValue).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         case .synchronize:
@@ -171,26 +164,6 @@ struct StoreRequests: Sendable {
             return WireError(.badRequest, message, field: "value")
         default:
             return WireError(.storeUnavailable, message, path: error.path)
-        }
-    }
-
-    // MARK: - Mapping parameters
-
-    /// The store's search list for a wire one.
-    static func searchList(_ list: WireSearchList) throws(WireError) -> SearchList {
-        let app = try domainName(list.app, field: "app")
-        var suites: [DomainName] = []
-        for (index, suite) in list.suites.enumerated() {
-            suites.append(try domainName(suite, field: "suites[\(index)]"))
-        }
-        return SearchList(domain: app, suites: suites)
-    }
-
-    private static func domainName(_ name: String, field: String) throws(WireError) -> DomainName {
-        do {
-            return try DomainName(name)
-        } catch {
-            throw WireError(.invalidName, "field `\(field)`: \(error.message)", field: field)
         }
     }
 

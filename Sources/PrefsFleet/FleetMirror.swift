@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsFleetScope
+import PrefsDomain
 import PrefsPOSIX
 import PrefsPlist
 import PrefsStore

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
+
 /// Which changes an observer receives: a domain's, one key's, or the effective values of a search list.
 public struct ChangeFilter: Hashable, Sendable, CustomStringConvertible {
     enum Target: Hashable, Sendable {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
+
 /// The changes matching a filter as an `AsyncSequence`, from ``PreferencesStore/changes(_:bufferLimit:)``.
 ///
 /// Meant for one consumer. It ends when the consuming task is cancelled or ``cancel()`` is called.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 
 /// What the store knows of one loaded domain: its file as last read or written, this process's changes not yet

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 
 /// What this process announced a domain's file will hold.

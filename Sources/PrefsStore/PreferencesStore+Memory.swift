@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 
 extension PreferencesStore {
@@ -32,7 +33,7 @@ extension PreferencesStore {
     ///   - values: The domain's contents.
     ///   - domain: The domain, in any scope.
     ///   - origin: Who the change is attributed to in events.
-    /// - Throws: ``PrefsStoreError`` with code `.unavailable` when the store keeps its domains in files, whose
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.unavailable` when the store keeps its domains in files, whose
     ///   contents only their files define.
     public func setStoredContents(
         _ values: PlistDictionary, of domain: DomainID, origin: ChangeOrigin = .external
@@ -57,7 +58,7 @@ extension PreferencesStore {
     ///   - startsOver: Whether to forget every local change and version first (a new subscription, after the source
     ///     restarted and counts versions from its own start again).
     ///   - origin: Who the change is attributed to in events.
-    /// - Throws: ``PrefsStoreError`` with code `.unavailable` for a store on files.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.unavailable` for a store on files.
     package func setStoredContents(
         _ values: PlistDictionary, of domain: DomainID, version: UInt64, startsOver: Bool = false,
         origin: ChangeOrigin = .external
@@ -69,7 +70,7 @@ extension PreferencesStore {
 
     /// Applies a key change the source acknowledged at `version`, unless the cache already has it or something newer
     /// (stored contents of that version or later, or a newer acknowledged change of the key or the domain).
-    /// - Throws: ``PrefsStoreError`` with code `.unavailable` for a store on files.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.unavailable` for a store on files.
     package func applyAcknowledged(
         _ value: PlistValue?, forKey key: String, in domain: DomainID, version: UInt64,
         origin: ChangeOrigin = .thisProcess
@@ -81,7 +82,7 @@ extension PreferencesStore {
 
     /// Replaces a cached domain with contents the source acknowledged at `version`, unless the cache already has
     /// that version or a newer change.
-    /// - Throws: ``PrefsStoreError`` with code `.unavailable` for a store on files.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.unavailable` for a store on files.
     package func applyAcknowledgedReplacement(
         _ values: PlistDictionary, of domain: DomainID, version: UInt64, origin: ChangeOrigin = .thisProcess
     ) throws(PrefsStoreError) {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 import Synchronization
 
@@ -16,7 +17,7 @@ extension PreferencesStore {
     ///   loses that writer's unwritten changes (they are withdrawn, with change events, and never written later):
     ///   a failed synchronize leaves nothing of the caller's behind. Without it, the failed changes stay pending
     ///   and are retried, as a background write's are.
-    /// - Throws: ``PrefsStoreError`` for the first domain that could not be written; the others are still
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` for the first domain that could not be written; the others are still
     ///   written.
     public func synchronize(withdrawingOnFailure caller: ChangeOrigin? = nil) throws(PrefsStoreError) {
         var firstError: PrefsStoreError?
@@ -38,7 +39,7 @@ extension PreferencesStore {
     }
 
     /// Writes one domain's unwritten changes durably and reads in changes made to it on disk.
-    /// - Throws: ``PrefsStoreError`` when the domain cannot be written; its changes stay pending.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` when the domain cannot be written; its changes stay pending.
     public func synchronize(_ domain: DomainID) throws(PrefsStoreError) {
         // A domain that is not loaded and has no file has nothing to write or read in.
         guard let slot = presentSlot(domain) else { return }
@@ -291,7 +292,7 @@ extension PreferencesStore {
 
     /// Takes a domain's `flock` (creating its directories), which every writer of the domain's file holds.
     /// - Returns: The lock's descriptor, for `FileSystem.unlock`.
-    /// - Throws: ``PrefsStoreError`` with code `.ioFailure` naming the lock file.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.ioFailure` naming the lock file.
     func lockDomain(_ id: DomainID) throws(PrefsStoreError) -> Int32 {
         let location = try paths.location(of: id)
         let lockLocation = try paths.lockLocation(of: id)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPOSIX
 import PrefsPlist
 
@@ -24,7 +25,7 @@ extension PreferencesStore {
     ///   - maxAttempts: How many times to read and compute before giving up.
     ///   - body: Edits the domain's keys and values in place; its result is returned.
     /// - Returns: What `body` returned on the attempt that committed, and the domain's sequence number afterwards.
-    /// - Throws: ``PrefsStoreError``: as ``setMany(_:in:origin:expectedSequence:)``; `.ioFailure` when the domain
+    /// - Throws: ``/PrefsDomain/PrefsStoreError``: as ``setMany(_:in:origin:expectedSequence:)``; `.ioFailure` when the domain
     ///   cannot be written (no space left, a read-only file system): the edit is then withdrawn, with this `origin`'s
     ///   other unwritten changes of the domain, so nothing of it is seen or written later; `.versionConflict` when
     ///   other writers changed the domain before every one of `maxAttempts` commits.
@@ -83,7 +84,7 @@ extension PreferencesStore {
     ///   - origin: Who asks.
     ///   - transform: The key's new value from its current one (`nil`: absent, or remove).
     /// - Returns: The key's new value as this store sees it now, and the domain's sequence number.
-    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``; nothing changes.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``; nothing changes.
     @discardableResult
     public func update(
         forKey key: String, in domain: DomainID, origin: ChangeOrigin = .thisProcess,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 import Synchronization
 
@@ -80,7 +81,7 @@ public final class PreferencesStore: Sendable {
     }
 
     /// A domain's keys and values, or `nil` when it has no values and no file (or its removal is pending).
-    /// - Throws: ``PrefsStoreError`` (`.corruptFile`, `.ioFailure`, `.limitExceeded`, `.unavailable`) when the
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` (`.corruptFile`, `.ioFailure`, `.limitExceeded`, `.unavailable`) when the
     ///   domain's file exists but cannot be used and this process has no changes on top of it.
     public func persistentDomain(_ domain: DomainID) throws(PrefsStoreError) -> PlistDictionary? {
         guard let slot = presentSlot(domain) else { return nil }
@@ -113,7 +114,7 @@ public final class PreferencesStore: Sendable {
     }
 
     /// The domains that have a file in a scope's directory or unwritten values in this store, sorted.
-    /// - Throws: ``PrefsStoreError`` with code `.ioFailure` when the directory cannot be listed.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.ioFailure` when the directory cannot be listed.
     public func domainNames(scope: DomainScope) throws(PrefsStoreError) -> [DomainName] {
         var names = Set<DomainName>()
         let directory = paths.directory(of: scope)
@@ -135,7 +136,7 @@ public final class PreferencesStore: Sendable {
     }
 
     /// The file that holds a domain.
-    /// - Throws: ``PrefsStoreError`` with code `.unavailable` for a by-host domain without a machine id, or a scope
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.unavailable` for a by-host domain without a machine id, or a scope
     ///   without a directory.
     public func path(for domain: DomainID) throws(PrefsStoreError) -> String {
         try paths.path(for: domain)
@@ -152,7 +153,7 @@ public final class PreferencesStore: Sendable {
     ///   - expectedSequence: Compare-and-set: change nothing unless the domain's sequence number (that of its
     ///     latest change, see ``snapshot(of:)``) is this one.
     /// - Returns: The domain's sequence number after the change (unchanged when the value was already set).
-    /// - Throws: ``PrefsStoreError``: `.readOnlyDomain` naming the file for forced, system and shipped domains;
+    /// - Throws: ``/PrefsDomain/PrefsStoreError``: `.readOnlyDomain` naming the file for forced, system and shipped domains;
     ///   `.limitExceeded` naming the limit; `.unavailable` for a by-host domain without a machine id;
     ///   `.versionConflict` when `expectedSequence` is not the domain's sequence number.
     @discardableResult
@@ -190,7 +191,7 @@ public final class PreferencesStore: Sendable {
     ///   - origin: Who asks.
     ///   - expectedSequence: Compare-and-set, as in ``set(_:forKey:in:origin:expectedSequence:)``.
     /// - Returns: The domain's sequence number after the change.
-    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``; nothing changes when it
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``; nothing changes when it
     ///   throws.
     @discardableResult
     public func setMany(
@@ -211,7 +212,7 @@ public final class PreferencesStore: Sendable {
     }
 
     /// Applies key changes to a loaded domain as one batch, within the domain size limit.
-    /// - Throws: ``PrefsStoreError`` with code `.limitExceeded`; nothing changes.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.limitExceeded`; nothing changes.
     func applyChanges(
         _ ordered: [(key: String, value: PlistValue?)], slot: Int, in state: inout StoreState, domain: DomainID,
         origin: ChangeOrigin
@@ -235,7 +236,7 @@ public final class PreferencesStore: Sendable {
     ///   - origin: Who asks.
     ///   - expectedSequence: Compare-and-set, as in ``set(_:forKey:in:origin:expectedSequence:)``.
     /// - Returns: The domain's sequence number after the change.
-    /// - Throws: ``PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` as ``set(_:forKey:in:origin:expectedSequence:)``.
     @discardableResult
     public func setPersistentDomain(
         _ values: PlistDictionary, for domain: DomainID, origin: ChangeOrigin = .thisProcess,
@@ -265,7 +266,7 @@ public final class PreferencesStore: Sendable {
     ///   - origin: Who asks.
     ///   - expectedSequence: Compare-and-set, as in ``set(_:forKey:in:origin:expectedSequence:)``.
     /// - Returns: The domain's sequence number after the change.
-    /// - Throws: ``PrefsStoreError`` with code `.readOnlyDomain`, `.unavailable` or `.versionConflict`.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.readOnlyDomain`, `.unavailable` or `.versionConflict`.
     @discardableResult
     public func removePersistentDomain(
         _ domain: DomainID, origin: ChangeOrigin = .thisProcess, expectedSequence: UInt64? = nil

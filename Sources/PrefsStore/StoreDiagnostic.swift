@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPOSIX
 
 /// Something the store noticed and could not report through a return value: a corrupt file it skipped or set

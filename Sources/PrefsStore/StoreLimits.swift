@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
+
 /// Bounds on what one domain may hold, enforced when a value is set and when a file is read or written.
 ///
-/// A refused `set` throws ``PrefsStoreError`` with code `.limitExceeded` and a message that names the limit.
+/// A refused `set` throws ``/PrefsDomain/PrefsStoreError`` with code `.limitExceeded` and a message that names the limit.
 public struct StoreLimits: Hashable, Sendable {
     /// The longest key accepted, in UTF-8 bytes.
     public var maxKeyBytes: Int

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPOSIX
 
 /// Every directory the store reads and writes, and the machine id that names by-host files.
@@ -130,7 +131,7 @@ public struct StorePaths: Hashable, Sendable {
     /// The file that holds a domain.
     /// - Parameter domain: The domain.
     /// - Returns: Its absolute path.
-    /// - Throws: ``PrefsStoreError`` with code `.unavailable` when the scope has no directory, or for a
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.unavailable` when the scope has no directory, or for a
     ///   by-host domain when the machine id is unknown.
     public func path(for domain: DomainID) throws(PrefsStoreError) -> String {
         let location = try location(of: domain)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 
 /// A domain's (or view's) values with the sequence number of the last change they include.
@@ -8,6 +9,6 @@ public struct StoreSnapshot: Sendable, Hashable {
     /// The sequence number of the last change included; events with higher numbers come after.
     public var sequence: UInt64
     /// For an effective subscription: the sequence number of each persistent domain of the search list, taken with
-    /// the values (compare with ``ChangeEvent/layer``); empty otherwise.
+    /// the values (compare with ``/PrefsDomain/ChangeEvent/layer``); empty otherwise.
     public var layerSequences: [DomainID: UInt64] = [:]
 }

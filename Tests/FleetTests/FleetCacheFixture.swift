@@ -1,6 +1,6 @@
+import PrefsDomain
 // SPDX-License-Identifier: Apache-2.0
 import PrefsFleet
-import PrefsFleetScope
 import PrefsPlist
 import PrefsStore
 import PrefsTestSupport

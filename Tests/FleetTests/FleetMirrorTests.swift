@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PrefsDomain
 import PrefsFleet
-import PrefsFleetScope
 import PrefsPlist
 import PrefsStore
 import PrefsTestSupport

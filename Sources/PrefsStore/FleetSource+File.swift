@@ -1,28 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsPlist
 
-/// Where a fleet-managed value came from: the etcd key that holds its domain and that key's revision.
-///
-/// prefsd records one per key of each fleet domain in the cache's sources file
-/// (``StorePaths/fleetSourcesPath(for:)``), so that `defaults explain` can name them (docs/FLEET.md).
-public struct FleetSource: Sendable, Hashable, CustomStringConvertible {
-    /// The etcd key, e.g. `/preferences/managed/all/forced/com.example.App`.
-    public var key: String
-    /// The key's `mod_revision` in etcd when prefsd applied it.
-    public var revision: Int64
-
-    /// Creates a source.
-    /// - Parameters:
-    ///   - key: The etcd key.
-    ///   - revision: Its modification revision.
-    public init(key: String, revision: Int64) {
-        self.key = key
-        self.revision = revision
-    }
-
-    /// `etcd key /preferences/managed/all/forced/com.example.App revision 42`.
-    public var description: String { "etcd key \(key) revision \(revision)" }
-
+// The sources file of a fleet domain in prefsd's cache (StorePaths.fleetSourcesPath(for:)), which the store reads
+// to explain a fleet-managed value and the fleet cache writes.
+extension FleetSource {
     /// The sources file's contents: `{<preference key>: {EtcdKey: <string>, Revision: <integer>}}`.
     package static func fileValue(_ sources: [String: FleetSource]) -> PlistValue {
         var dictionary = PlistDictionary()

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Testing
 
-@testable import PrefsStore
+@testable import PrefsDomain
 
 @Suite struct DomainNameTests {
     @Test(arguments: [
@@ -49,10 +49,9 @@ import Testing
         #expect(error?.message.contains("\"bad\\nname\"") == true)
     }
 
-    @Test func globalDomainIsNSGlobalDomainWithItsOwnFileName() throws {
+    @Test func globalDomainIsNSGlobalDomain() throws {
         #expect(try DomainName("NSGlobalDomain") == .global)
         #expect(DomainName.global.isGlobal)
-        #expect(DomainName.global.fileStem == ".GlobalPreferences")
         #expect(try !DomainName("com.example").isGlobal)
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// The error every operation of `PrefsStore` throws.
+/// The error every operation of `PrefsStore` throws, and the domain vocabulary beneath it (an invalid name).
 ///
 /// It says what went wrong (``code``), in a sentence naming the domain, key or file involved
 /// (``message``), and the lower-level failure, if any (``cause``: a system call error naming the call, the path and
@@ -17,7 +17,7 @@ public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
         public static let invalidDomainName = Code(base: .invalidDomainName)
         /// A write was aimed at a layer only an administrator changes (forced, system, shipped).
         public static let readOnlyDomain = Code(base: .readOnlyDomain)
-        /// A key, value or domain exceeds one of the ``StoreLimits``; the message names the limit.
+        /// A key, value or domain exceeds one of the store's limits (`StoreLimits`); the message names the limit.
         public static let limitExceeded = Code(base: .limitExceeded)
         /// A domain file exists but is not a property list holding a dictionary.
         public static let corruptFile = Code(base: .corruptFile)

@@ -17,9 +17,6 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// The global domain, `NSGlobalDomain`: searched by every application after its own domains.
     public static let global = DomainName(unchecked: "NSGlobalDomain")
 
-    /// The stem of the global domain's files (`.GlobalPreferences.plist`).
-    static let globalFileStem = ".GlobalPreferences"
-
     /// Validates a domain name.
     /// - Parameter rawValue: The name, such as `com.example.Editor` or `NSGlobalDomain`.
     /// - Throws: ``PrefsStoreError`` with code `.invalidDomainName`, saying which rule the name breaks.
@@ -42,9 +39,6 @@ public struct DomainName: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// True for ``global``.
     public var isGlobal: Bool { rawValue == Self.global.rawValue }
-
-    /// The name without extension of this domain's files: the name itself, or `.GlobalPreferences`.
-    var fileStem: String { isGlobal ? Self.globalFileStem : rawValue }
 
     public var description: String { rawValue }
 

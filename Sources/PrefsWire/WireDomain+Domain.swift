@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsStore
+import PrefsDomain
 
-// The one mapping between the store's domains and the protocol's, used by the daemon and by its clients.
+// The one mapping between the domain vocabulary (PrefsDomain) and the protocol's, used by the daemon and by its
+// clients: domains, listing scopes, search lists, origins and resolutions.
 
 extension WireDomain {
     /// The wire form of a store domain.
@@ -35,6 +36,60 @@ extension WireDomain {
         case .forced: return DomainID(domainName, scope: .forced)
         case .fleetForced: return DomainID(domainName, scope: .fleetForced)
         case .fleetDefault: return DomainID(domainName, scope: .fleetDefault)
+        }
+    }
+}
+
+extension WireDomain.Scope {
+    /// The `listDomains` parameters that list the domains of `scope`.
+    /// - Throws: ``WireError`` with code `notFound` for the shipped scope, which `prefsd` does not serve.
+    package static func listing(_ scope: DomainScope) throws(WireError) -> (scope: WireDomain.Scope, byHost: Bool) {
+        switch scope {
+        case .user: (.user, false)
+        case .byHost: (.user, true)
+        case .system: (.system, false)
+        case .forced: (.forced, false)
+        case .fleetForced: (.fleetForced, false)
+        case .fleetDefault: (.fleetDefault, false)
+        case .shipped: throw WireError(.notFound, "prefsd does not list the shipped registration domains")
+        }
+    }
+
+    /// The domain scope a `listDomains` request with this scope lists.
+    package func domainScope(byHost: Bool) -> DomainScope {
+        switch self {
+        case .user: byHost ? .byHost : .user
+        case .system: .system
+        case .forced: .forced
+        case .fleetForced: .fleetForced
+        case .fleetDefault: .fleetDefault
+        }
+    }
+}
+
+extension WireSearchList {
+    /// The wire form of an application's search list (its domain and suites; the rest is the daemon's default).
+    package init(_ list: SearchList) {
+        self.init(app: list.domain.rawValue, suites: list.suites.map(\.rawValue))
+    }
+
+    /// The search list this wire one names.
+    /// - Throws: ``WireError`` with code `invalidName`, naming the field (`app`, `suites[i]`) that is not a valid
+    ///   domain name.
+    package func searchList() throws(WireError) -> SearchList {
+        let appName = try Self.domainName(app, field: "app")
+        var suiteNames: [DomainName] = []
+        for (index, suite) in suites.enumerated() {
+            suiteNames.append(try Self.domainName(suite, field: "suites[\(index)]"))
+        }
+        return SearchList(domain: appName, suites: suiteNames)
+    }
+
+    private static func domainName(_ name: String, field: String) throws(WireError) -> DomainName {
+        do {
+            return try DomainName(name)
+        } catch {
+            throw WireError(.invalidName, "field `\(field)`: \(error.message)", field: field)
         }
     }
 }
