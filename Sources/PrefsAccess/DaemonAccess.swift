@@ -111,18 +111,27 @@ package final class DaemonAccess: DomainAccess {
     /// A domain's values (`nil` when it does not exist) and version, consistent with each other.
     func read(_ domain: DomainID) throws(PrefsAccessError) -> (values: PlistDictionary?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
-        if let found = try readIfPresent(wire) { return (found.values.isEmpty ? nil : found.values, found.version) }
-        // No domain: its version comes from `get`, and a second read proves it was still absent at that version
-        // (were it created in between, the read returns it and its version instead).
+        switch try readOnce(wire) {
+        case .found(let values, let version): return (values.isEmpty ? nil : values, version)
+        case .absent(let version?): return (nil, version)
+        case .absent(nil): break
+        }
+        // A prefsd 1.0 answers a missing domain without its version: it comes from `get`, and a second
+        // read proves the domain was still absent at that version (were it created in between, the read returns it
+        // and its version instead).
         let result = try send(.get(wire, key: ""))
         guard case .get(_, let version) = result else { throw Self.unexpected(result) }
-        if let found = try readIfPresent(wire) { return (found.values.isEmpty ? nil : found.values, found.version) }
+        if case .found(let values, let found) = try readOnce(wire) { return (values.isEmpty ? nil : values, found) }
         return (nil, version)
     }
 
-    private func readIfPresent(
-        _ wire: WireDomain
-    ) throws(PrefsAccessError) -> (values: PlistDictionary, version: UInt64)? {
+    /// What one `readDomain` said: the domain, or that it is absent, at the version prefsd gave (if it gave one).
+    private enum DomainRead {
+        case found(PlistDictionary, version: UInt64)
+        case absent(version: UInt64?)
+    }
+
+    private func readOnce(_ wire: WireDomain) throws(PrefsAccessError) -> DomainRead {
         let result: WireResult
         do throws(PrefsAccessError) {
             if let prefetched = try takePrefetched(.readDomain(wire)) {
@@ -131,11 +140,15 @@ package final class DaemonAccess: DomainAccess {
                 result = try send(.readDomain(wire))
             }
         } catch {
-            if let client = error.cause as? PrefsClientError, client.serverError?.code == .notFound { return nil }
+            if let client = error.cause as? PrefsClientError, let serverError = client.serverError,
+                serverError.code == .notFound
+            {
+                return .absent(version: serverError.currentVersion)
+            }
             throw error
         }
         guard case .readDomain(let values, let version) = result else { throw Self.unexpected(result) }
-        return (values, version)
+        return .found(values, version: version)
     }
 
     /// The result of `read` sent with `hello`, once, as ``send(_:)`` would return it; `nil` when there is none (or

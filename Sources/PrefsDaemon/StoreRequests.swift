@@ -86,10 +86,14 @@ struct StoreRequests: Sendable {
                 version: try set(nil, forKey: key, in: try recent.domainID(wireDomain), origin, expectedVersion))
         case .readDomain(let wireDomain):
             let domain = try recent.domainID(wireDomain)
-            let exists = try mapErrors(domain) { () throws(PrefsStoreError) in try store.persistentDomain(domain) }
-            guard exists != nil else { throw Self.domainNotFound(wireDomain) }
-            let snapshot = store.snapshot(of: domain)
-            return .readDomain(values: snapshot.values, version: snapshot.sequence)
+            let read = try mapErrors(domain) { () throws(PrefsStoreError) in
+                try store.persistentDomainWithSequence(domain)
+            }
+            // A missing domain's version comes with the answer, so that a first write needs no second read.
+            guard let values = read.values else {
+                throw WireError(.notFound, "domain \(wireDomain) does not exist", currentVersion: read.sequence)
+            }
+            return .readDomain(values: values, version: read.sequence)
         case .writeDomain(let wireDomain, let values, let expectedVersion):
             let domain = try recent.domainID(wireDomain)
             return .writeDomain(

@@ -97,6 +97,23 @@ public final class PreferencesStore: Sendable {
     }
 
     /// A domain's values with its sequence number, consistent with each other.
+    /// A domain's values, `nil` when it does not exist (as ``persistentDomain(_:)`` says), and its sequence number,
+    /// read together: a write expecting that sequence succeeds only if the domain is still as read, absent included.
+    /// - Throws: ``/PrefsDomain/PrefsStoreError`` as ``persistentDomain(_:)`` does.
+    package func persistentDomainWithSequence(
+        _ domain: DomainID
+    ) throws(PrefsStoreError) -> (values: PlistDictionary?, sequence: UInt64) {
+        guard let slot = presentSlot(domain) else { return (nil, 0) }
+        let (values, sequence, issue, exists) = state.withLock { state in
+            (
+                state.domains[slot].values, state.domains[slot].sequence, state.domains[slot].issue,
+                state.domains[slot].identity != nil && state.domains[slot].replacement == nil
+            )
+        }
+        if let issue, values.isEmpty { throw issue }
+        return (values.isEmpty && !exists ? nil : values, sequence)
+    }
+
     public func snapshot(of domain: DomainID) -> StoreSnapshot {
         guard let slot = presentSlot(domain) else { return StoreSnapshot(values: [:], sequence: 0) }
         return state.withLock { StoreSnapshot(values: $0.domains[slot].values, sequence: $0.domains[slot].sequence) }

@@ -148,6 +148,25 @@ struct ProtocolTests {
         #expect(!FileManager.default.fileExists(atPath: file))
     }
 
+    @Test("readDomain of a missing domain answers notFound with the version a first write must expect")
+    func missingDomainCarriesItsVersion() async throws {
+        let daemon = try await TestDaemon()
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+        #expect(try connection.call(.readDomain(app)).failureVersion == 0)
+        _ = try connection.call(.set(app, key: "a", value: "1", expectedVersion: nil))
+        #expect(try connection.call(.removeDomain(app, expectedVersion: nil)) == .success(.removeDomain(version: 2)))
+        // Absent again, at the removal's version: a write expecting it creates the domain, an older one conflicts.
+        #expect(try connection.call(.readDomain(app)).failureCode == .notFound)
+        #expect(try connection.call(.readDomain(app)).failureVersion == 2)
+        #expect(
+            try connection.call(.writeDomain(app, values: ["b": 2], expectedVersion: 0)).failureCode
+                == .versionConflict)
+        #expect(
+            try connection.call(.writeDomain(app, values: ["b": 2], expectedVersion: 2))
+                == .success(.writeDomain(version: 3)))
+    }
+
     @Test("by-host domains are separate from plain ones")
     func byHost() async throws {
         let daemon = try await TestDaemon()
@@ -239,6 +258,11 @@ struct ProtocolTests {
 extension Result where Success == WireResult, Failure == WireError {
     var failureCode: WireError.Code? {
         if case .failure(let error) = self { return error.code }
+        return nil
+    }
+
+    var failureVersion: UInt64? {
+        if case .failure(let error) = self { return error.currentVersion }
         return nil
     }
 
