@@ -3,9 +3,10 @@
 # `make test`: every check of the repository, in a foreground and niced lanes beside it, so that two cores stay busy.
 #
 # Foreground, in order: the module layering checked on the manifest (scripts/check-dependencies.sh), the debug build
-# with the tests, the test suite, then the racing-process proofs (AtomicUpdateTests: up to 200 processes, after the
-# suite so that they do not slow its timing-sensitive tests) with the documentation built beside them (a broken
-# symbol link or any DocC warning fails).
+# with the tests, the unit tests, then the fleet, daemon and command end-to-end tests each in a process of its own,
+# then the racing-process proofs (AtomicUpdateTests: up to 200 processes, after the suite so that they do not slow
+# its timing-sensitive tests) with the documentation built beside them (a broken symbol link or any DocC warning
+# fails).
 #
 # Background, at the lowest priority (`nice -n 19`):
 # - once the debug build is there, the Python client's tests against the built prefsd;
@@ -95,7 +96,16 @@ step "module layering" scripts/check-dependencies.sh
 step "debug build" "$swift" build --build-tests
 debug_bin="$("$swift" build --show-bin-path)"
 start_lane python "clients/python/run-tests.sh '$debug_bin'"
-step "tests" "$swift" test --skip-build --skip AtomicUpdateTests
+# The suites that block their threads on processes (fleet on etcd, the daemon's and the command's end-to-end tests)
+# each in a process of their own after the rest, so that they cannot starve the unit tests' asynchronous ones of the
+# cooperative pool's threads (one per core). Apart they take no longer than together (CONTRIBUTING.md).
+separate_modules=(FleetTests DaemonEndToEndTests DefaultsEndToEndTests)
+unit_skips=(--skip AtomicUpdateTests)
+for module in "${separate_modules[@]}"; do unit_skips+=(--skip "^$module\\."); done
+step "unit tests" "$swift" test --skip-build "${unit_skips[@]}"
+for module in "${separate_modules[@]}"; do
+    step "$module" "$swift" test --skip-build --filter "^$module\\." --skip AtomicUpdateTests
+done
 # The racing-process proofs check outcomes, not timing, so the documentation is built beside them. They run from the
 # test executable itself: `swift test` would hold .build's lock, which the documentation build needs.
 proofs_start=$SECONDS

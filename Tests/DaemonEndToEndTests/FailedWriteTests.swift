@@ -83,16 +83,6 @@ struct FailedWriteTests {
         disk.unmount()
     }
 
-    /// Waits until `condition` holds, up to ten seconds.
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-
     @Test("a read-only file system: the write fails naming it, and nothing changes", arguments: Route.allCases)
     func readOnlyFileSystem(route: Route) throws {
         let home = try DaemonHome()

@@ -9,16 +9,6 @@ import Testing
 
 @Suite("Preferences through prefsd")
 struct PreferencesThroughDaemonTests {
-    /// Waits until `condition` holds, up to five seconds.
-    func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-
     @Test("two caches on one daemon: read-your-writes, the other sees old and new value, synchronize is durable")
     func coherentCaches() throws {
         let home = try DaemonHome()

@@ -85,31 +85,10 @@ final class ErrorLog: Sendable {
     var messages: [String] { all.map(\.description) }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        usleep(5_000)
-    }
-    return try condition()
-}
-
 /// Collects values a handler receives.
 final class Recorder<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
 
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
-}
-
-/// Polls `condition` until it holds or `timeout` passes, suspending rather than blocking between polls, so that the
-/// tasks the condition waits for can run on the few threads of the cooperative pool.
-func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return try condition()
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Preferences
+import PrefsTestSupport
 import Testing
 
 /// The throwing API: an absent key is `nil`, a store that cannot answer is an error, a refused write throws.

@@ -2,6 +2,7 @@
 import Foundation
 import PrefsPOSIX
 import PrefsPlist
+import PrefsTestSupport
 import Testing
 
 @testable import PrefsStore

@@ -87,16 +87,6 @@ func directoryEntries(_ path: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        usleep(5_000)
-    }
-    return try condition()
-}
-
 /// Collects the event batches an observer receives.
 final class EventRecorder: Sendable {
     private let batches = Mutex<[[ChangeEvent]]>([])

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
+import PrefsTestSupport
 import Testing
 
 @testable import PrefsStore
