@@ -138,7 +138,7 @@ let package = Package(
         // `defaults` links neither SwiftNIO nor OpenSSL.
         .target(
             name: "DefaultsFleet",
-            dependencies: ["DefaultsArguments", "DefaultsCommand", "PrefsFleet", "PrefsPlist"]
+            dependencies: ["DefaultsArguments", "DefaultsCommand", "PrefsFleet", "PrefsPlist", "PrefsDomain"]
         ),
         // The etcd v3 client (JSON gateway over HTTP/1.1 on SwiftNIO) and the fleet cache; prefsd and `defaults fleet`
         // use it, the store never does (docs/FLEET.md).
@@ -154,7 +154,7 @@ let package = Package(
         .target(
             name: "PrefsDaemon",
             dependencies: [
-                "PrefsCommandLine", "PrefsPOSIX", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
+                "PrefsCommandLine", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
                 "PrefsDomain",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -165,7 +165,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsClient",
-            dependencies: ["PrefsPOSIX", "PrefsWire"]
+            dependencies: ["PrefsPOSIX", "PrefsWire", "PrefsPlist"]
         ),
 
         // What the fuzz harnesses (the separate package in Fuzz/) run on each input. Here, not in Fuzz/, for the
@@ -205,12 +205,16 @@ let package = Package(
         ),
         .executableTarget(
             name: "PrefsStoreFixture",
-            dependencies: ["PrefsStore"],
+            dependencies: ["PrefsStore", "PrefsPlist"],
             path: "Tests/Fixtures/PrefsStoreFixture"
         ),
         .executableTarget(
             name: "PrefsSystemdFixture",
-            dependencies: ["PrefsSystemd"],
+            dependencies: [
+                "PrefsSystemd", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/Fixtures/PrefsSystemdFixture"
         ),
         .executableTarget(
@@ -242,46 +246,57 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsStoreTests",
-            dependencies: ["PrefsStore", "PrefsTestSupport", "PrefsStoreFixture"]
+            dependencies: ["PrefsStore", "PrefsTestSupport", "PrefsStoreFixture", "PrefsPlist", "PrefsPOSIX"]
         ),
         .testTarget(
             name: "PrefsWireTests",
-            dependencies: ["PrefsWire", "PrefsDomain", "PrefsTestSupport"]
+            dependencies: ["PrefsWire", "PrefsDomain", "PrefsTestSupport", "PrefsPlist"]
         ),
         .testTarget(
             name: "PrefsSystemdTests",
-            dependencies: ["PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture"]
+            dependencies: [
+                "PrefsSystemd", "PrefsTestSupport", "PrefsSystemdFixture",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "PreferencesTests",
-            dependencies: ["Preferences", "PrefsStore", "PrefsTestSupport", "PreferencesFixture"]
+            dependencies: [
+                "Preferences", "PrefsStore", "PrefsTestSupport", "PreferencesFixture", "PrefsPlist", "PrefsDomain",
+            ]
         ),
         .testTarget(
             name: "DefaultsCommandTests",
             dependencies: [
                 "DefaultsCommand", "DefaultsArguments", "PrefsAccess", "PrefsCommandLine", "PrefsWire",
-                "PrefsTestSupport",
+                "PrefsTestSupport", "PrefsPlist", "PrefsStore", "PrefsPOSIX",
             ]
         ),
         .testTarget(
             name: "PrefsAccessTests",
-            dependencies: ["PrefsAccess", "PrefsTestSupport"]
+            dependencies: ["PrefsAccess", "PrefsTestSupport", "PrefsPlist", "PrefsStore", "PrefsClient", "PrefsWire"]
         ),
         .testTarget(
             name: "PrefsDaemonTests",
             dependencies: [
                 "PrefsDaemon", "PrefsClient", "PrefsTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "PrefsPlist", "PrefsWire", "PrefsStore", "PrefsPOSIX", "PrefsFleet",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "PrefsClientTests",
-            dependencies: ["PrefsClient", "PrefsDaemon", "PrefsTestSupport"]
+            dependencies: [
+                "PrefsClient", "PrefsDaemon", "PrefsTestSupport", "PrefsPlist", "PrefsWire", "PrefsStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "DaemonEndToEndTests",
             dependencies: [
                 "PrefsAccess", "PrefsClient", "PrefsWire", "PrefsTestSupport", "Preferences", "prefsd", "defaults",
-                "PreferencesFixture",
+                "PreferencesFixture", "PrefsPlist", "PrefsStore", "PrefsDaemon",
             ]
         ),
         .testTarget(
@@ -304,3 +319,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Strict builds, as swift-log's manifest has them: an existential says `any`, and a file uses only the members of
+// modules it imports itself (no member leaks in through another file's import).
+for target in package.targets where target.type != .system && !target.name.hasPrefix("CPrefs") {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}

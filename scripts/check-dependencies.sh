@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The module layering of docs/ARCHITECTURE.md, checked on the manifest: what each module may not reach, directly or
-# through another (`swift package describe`). A new dependency that breaks a rule fails `make test` here, before the
-# build, instead of showing up later as a bigger client or a slower `defaults`.
+# through another (`swift package describe`), and that every module of this package or its dependencies that a
+# target's sources import is a dependency the target declares (not one that only happens to be built before it). A
+# new dependency that breaks a rule fails `make test` here, before the build, instead of showing up later as a bigger
+# client or a slower `defaults`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 "${SWIFT:-swift}" package describe --type json | python3 -c '
-import json, sys
+import json, os, re, sys
 
 targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
 
@@ -41,6 +43,24 @@ for name, forbidden, why in rules:
         failed = True
         names = ", ".join(sorted(reached))
         print(f"error: {name} reaches {names}: {why} (docs/ARCHITECTURE.md)", file=sys.stderr)
+
+# The modules a source file may name: the targets of this package and the products of its dependencies (the
+# toolchain modules, Glibc or Synchronization, are not declared; Python embedded in a test string is not Swift).
+declarable = set(targets) | {p for t in targets.values() for p in t.get("product_dependencies", [])}
+import_line = re.compile(r"^[ \t]*(?:@\w+(?:\([^)]*\))? )*(?:public |package |internal )?import (\w+)$", re.M)
+for name, target in sorted(targets.items()):
+    declared = set(target.get("target_dependencies", [])) | set(target.get("product_dependencies", []))
+    for directory, _, files in os.walk(target["path"]):
+        for file in sorted(files):
+            if not file.endswith(".swift"):
+                continue
+            path = os.path.join(directory, file)
+            with open(path) as source:
+                imported = set(import_line.findall(source.read()))
+            for module in sorted((imported & declarable) - declared - {name}):
+                failed = True
+                print(f"error: {path} imports {module}, which {name} does not declare (Package.swift)",
+                      file=sys.stderr)
 sys.exit(1 if failed else 0)
 '
-echo "module layering: every rule holds"
+echo "module layering: every rule holds, every import is declared"

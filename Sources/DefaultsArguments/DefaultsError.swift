@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsAccess
-import PrefsStore
+package import PrefsAccess
+package import PrefsStore
 
 /// The error every part of the `defaults` command throws: what went wrong, the exact text for standard error, and
 /// the exit status.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsCommandLine
-import PrefsDomain
-import PrefsPlist
+package import PrefsDomain
+package import PrefsPlist
 import PrefsStore
 
 /// `defaults fleet write|read|delete|list`: the administrator's edits of managed domains, straight to etcd

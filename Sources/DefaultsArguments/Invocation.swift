@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsAccess
-import PrefsCommandLine
-import PrefsPlist
+package import PrefsAccess
+package import PrefsCommandLine
+package import PrefsPlist
 
 /// A parsed command line: the host option and the command with its arguments.
 package struct Invocation: Sendable, Equatable {

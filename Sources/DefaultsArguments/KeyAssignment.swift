@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+package import PrefsPlist
 
 /// One key (or key path) and the value `write` gives it.
 package struct KeyAssignment: Sendable, Hashable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+package import PrefsPlist
 
 /// A machine-readable format for `read -format` and `export -format` (an extension).
 package enum OutputFormat: String, Sendable, Hashable, CaseIterable {

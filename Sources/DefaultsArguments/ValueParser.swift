@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+package import PrefsPlist
 
 /// Turns `write` arguments into property-list values, as macOS `defaults` does.
 ///

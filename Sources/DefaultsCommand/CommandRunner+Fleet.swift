@@ -2,6 +2,7 @@
 import DefaultsArguments
 import PrefsAccess
 import PrefsClient
+import PrefsPOSIX
 import PrefsPlist
 import PrefsWire
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import DefaultsArguments
+package import DefaultsArguments
 
 /// What runs the `defaults fleet` actions that talk to etcd (`write`, `read`, `delete`, `list`).
 ///

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import DefaultsArguments
-import DefaultsCommand
+package import DefaultsArguments
+package import DefaultsCommand
+import PrefsDomain
 import PrefsFleet
 import PrefsPlist
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
 import PrefsStore
+import Synchronization
 
 // Whole domains: persistent ones (files) and volatile ones (this process only), as `UserDefaults` names them.
 

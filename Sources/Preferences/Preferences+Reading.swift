@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import FoundationEssentials
+import PrefsStore
 
 // The getters of the `UserDefaults` surface. Each looks the key up in the search list (first hit wins) and reads the
 // value with the coercion rule of its type (docs/PREFERENCES.md, "Coercion"); none throws.

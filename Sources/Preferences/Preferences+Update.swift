@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
 import PrefsPlist
+import PrefsStore
 
 // Atomic read-modify-write: what `UserDefaults`, dconf and GNUstep do not offer. An increment or an append made by
 // several threads or processes at once keeps every one of them (docs/PREFERENCES.md, "Atomic updates").

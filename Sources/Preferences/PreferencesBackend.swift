@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsAccess
+package import PrefsAccess
 import PrefsPlist
-import PrefsStore
+package import PrefsStore
 
 /// Where a ``Preferences`` instance's persistent domains live: the seam between the facade and the access layer.
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsClient
-import PrefsStore
+package import PrefsStore
 
 /// The route a ``DomainAccess`` takes to the preferences.
 package enum AccessRoute: Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsClient
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 import PrefsWire
 
 /// What a subscription to a domain delivers: changes in order, or the whole domain again when the daemon's queue

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsClient
-import PrefsPlist
-import PrefsStore
-import PrefsWire
+package import PrefsPlist
+package import PrefsStore
+package import PrefsWire
 import Synchronization
 
 /// ``DomainAccess`` through `prefsd`: every read and write is a request on one connection (made on first use, and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 
 extension DomainAccess {
     /// Adopts another program's values for a domain as one atomic change (``update(_:maxAttempts:_:)``): keys the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 
 /// The user's preferences as a client sees them, through `prefsd` (``DaemonAccess``) or on the files directly
 /// (``FileAccess``): the one client-side layer that `defaults` and the `Preferences` library share.

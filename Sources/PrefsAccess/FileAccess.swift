@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 import Synchronization
 
 /// ``DomainAccess`` on the domain files directly, through a `PreferencesStore`: its `flock` per domain, atomic

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsStore
+package import PrefsStore
 
 /// What a command reads first, when it knows: a connection made to prefsd then sends that read with its `hello`, so
 /// that connecting and reading take one round trip.

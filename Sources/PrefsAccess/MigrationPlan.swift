@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+package import PrefsPlist
 
 /// What adopting another program's values for a domain does to the domain here, key by key.
 ///

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 
 /// Where another program keeps a user's settings as property-list files, one per domain: what `defaults migrate`
 /// and `Preferences(…migratingFrom:)` adopt.

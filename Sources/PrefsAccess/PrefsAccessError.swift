@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsClient
-import PrefsStore
+package import PrefsClient
+package import PrefsStore
 import PrefsWire
 
 /// The error every operation of the client-side access layer throws, whether it went to `prefsd` or to the files.

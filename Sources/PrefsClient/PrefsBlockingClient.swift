@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
-import PrefsWire
+public import PrefsWire
 import Synchronization
 
 /// A synchronous client of `prefsd` on one connection, for command-line tools and synchronous APIs: no event

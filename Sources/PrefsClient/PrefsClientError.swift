@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsWire
+public import PrefsWire
 
 /// The error every operation of ``PrefsBlockingClient`` throws.
 ///

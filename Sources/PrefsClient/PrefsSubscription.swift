@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsWire
+public import PrefsWire
 
 /// What a subscription of ``PrefsBlockingClient`` delivers to its handler.
 ///

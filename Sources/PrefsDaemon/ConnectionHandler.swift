@@ -188,7 +188,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let framing = error as? PrefsWireError {
             closeForBadFrame(framing, context: context)
             return

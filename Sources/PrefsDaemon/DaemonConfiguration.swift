@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
+public import Logging
 import PrefsCommandLine
 import PrefsPOSIX
-import PrefsStore
-import PrefsWire
+public import PrefsStore
+public import PrefsWire
 
 /// How a daemon runs: where it listens, which preferences it serves, its limits and timings.
 ///

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
+public import Logging
 import NIOCore
 import NIOPosix
 import PrefsPOSIX
-import PrefsStore
-import PrefsSystemd
+public import PrefsStore
+public import PrefsSystemd
 import PrefsWire
-import ServiceLifecycle
+public import ServiceLifecycle
 import Synchronization
 
 /// The daemon's server: a SwiftNIO server on a Unix socket that serves the preferences of one store to its

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
+public import Logging
 import PrefsFleet
-import PrefsPlist
-import PrefsStore
-import PrefsWire
+public import PrefsPlist
+public import PrefsStore
+public import PrefsWire
 
 /// The daemon's own settings: the effective values of its domain, `prefsd`, read like any program's preferences
 /// (forced, user, system, then the shipped registration defaults installed from `Domains/prefsd.plist`).

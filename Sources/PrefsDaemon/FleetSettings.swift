@@ -1,8 +1,8 @@
-import PrefsDomain
+package import PrefsDomain
 // SPDX-License-Identifier: Apache-2.0
-import PrefsFleet
+package import PrefsFleet
 import PrefsPOSIX
-import PrefsPlist
+package import PrefsPlist
 import PrefsStore
 
 /// The fleet part of prefsd's settings (docs/FLEET.md): present only when `FleetEndpoints` names at least one

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 import PrefsCommandLine
+import PrefsFleet
 import PrefsPOSIX
 import PrefsStore
 import PrefsSystemd
 import ServiceLifecycle
+import UnixSignals
 
 /// The `prefsd` program: reads its settings, opens the store, and runs the watchdog, the flush service, the server
 /// and the settings reload (`SIGHUP`) in one `ServiceGroup` until SIGTERM or SIGINT (or an idle exit), then flushes

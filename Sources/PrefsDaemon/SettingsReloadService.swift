@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
-import PrefsStore
-import PrefsSystemd
-import ServiceLifecycle
+public import Logging
+public import PrefsStore
+public import PrefsSystemd
+public import ServiceLifecycle
 import Synchronization
 import UnixSignals
 

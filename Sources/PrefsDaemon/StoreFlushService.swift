@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
-import PrefsStore
-import ServiceLifecycle
+public import Logging
+public import PrefsStore
+public import ServiceLifecycle
 
 /// Writes every domain durably when the daemon stops: a `Service` that waits for graceful shutdown, then
 /// synchronizes the store.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// One key of one domain changed: its old and new value (`nil` when absent), in order, and by whom.
 ///

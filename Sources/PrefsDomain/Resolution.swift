@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// The answer to "where does this value come from?": the winning layer, what it shadows, and what was skipped.
 ///

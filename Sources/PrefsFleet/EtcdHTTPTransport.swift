@@ -2,6 +2,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import PrefsPlist
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPOSIX
-import PrefsPlist
-import PrefsStore
+package import PrefsPOSIX
+package import PrefsPlist
+package import PrefsStore
 
 /// The files of the fleet cache (docs/FLEET.md, "Cache"): per domain a merged file (what stores read) and a sources
 /// file (what `explain` reads), and the state: `state.plist` with every entry, and the log of changes applied since.

@@ -2,7 +2,7 @@
 import Dispatch
 import PrefsPOSIX
 import PrefsPlist
-import PrefsStore
+package import PrefsStore
 import Synchronization
 
 /// Writes prefsd's fleet cache on a thread of its own, at a lower priority than the threads that serve clients

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsDomain
+package import PrefsDomain
 import PrefsStore
 
 /// Where managed domains live in etcd, under a configurable prefix (docs/FLEET.md, "Key layout"):

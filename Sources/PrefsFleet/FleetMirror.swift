@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsDomain
+package import PrefsDomain
 import PrefsPOSIX
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 
 /// The host's copy of the managed domains that apply to it, and the cache files the store reads
 /// (docs/FLEET.md, "Cache").

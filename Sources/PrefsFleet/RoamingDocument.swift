@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+package import PrefsPlist
 
 /// One roaming user domain as etcd holds it: every key with its value (or a tombstone when it was removed), when it
 /// was changed and by which host (docs/FLEET.md, "Roaming user domains").

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
-import PrefsPlist
-import PrefsStore
+package import PrefsPlist
+package import PrefsStore
 
 /// This host's side of one roaming user domain: the last version read from etcd (the base) and the local changes
 /// not yet in etcd (pending), each stamped with when it was made (docs/FLEET.md, "Roaming user domains").

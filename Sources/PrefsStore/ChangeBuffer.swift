@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
+import PrefsPlist
 import Synchronization
 
 /// The queue behind a ``ChangeStream``: bounded by merging events per key once the consumer falls behind.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+public import PrefsPlist
 import Synchronization
 
 /// The merged, first-hit-wins values of a search list, kept current as its layers change.

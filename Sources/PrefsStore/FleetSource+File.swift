@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+package import PrefsPlist
 
 // The sources file of a fleet domain in prefsd's cache (StorePaths.fleetSourcesPath(for:)), which the store reads
 // to explain a fleet-managed value and the fleet cache writes.

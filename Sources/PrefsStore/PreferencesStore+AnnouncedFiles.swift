@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+package import PrefsPlist
+import Synchronization
 
 /// What this process announced a domain's file will hold.
 struct AnnouncedContents: Sendable {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+public import PrefsPlist
+import Synchronization
 
 extension PreferencesStore {
     /// A store that keeps every domain in memory only: it reads, writes, locks and watches no file.

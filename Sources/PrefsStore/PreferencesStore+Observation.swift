@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
 import PrefsPlist
+import Synchronization
 
 extension PreferencesStore {
     /// Calls `handler` with each batch of changes that match `filter`, until the token is cancelled or released.

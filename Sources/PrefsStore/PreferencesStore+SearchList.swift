@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+public import PrefsPlist
+import Synchronization
 
 extension PreferencesStore {
     /// The merged values of a search list, kept current; equal search lists share one view.

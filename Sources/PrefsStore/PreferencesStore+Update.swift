@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
 import PrefsPOSIX
-import PrefsPlist
+public import PrefsPlist
+import Synchronization
 
 extension PreferencesStore {
     /// How many times ``update(_:origin:maxAttempts:_:)`` reads and computes again by default before it gives up.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
 import PrefsPOSIX
+import Synchronization
 
 extension PreferencesStore {
     /// How long the worker may sleep: until the earliest flush deadline, or without limit (-1).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+public import PrefsPlist
 import Synchronization
 
 /// The preferences of one user: domains in a Preferences directory, layered in search lists, written lazily and

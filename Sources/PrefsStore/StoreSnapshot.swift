@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsDomain
-import PrefsPlist
+public import PrefsPlist
 
 /// A domain's (or view's) values with the sequence number of the last change they include.
 public struct StoreSnapshot: Sendable, Hashable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
+public import Logging
 import PrefsPOSIX
 import Synchronization
 

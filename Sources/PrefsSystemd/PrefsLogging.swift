@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
+public import Logging
 import Synchronization
 
 /// Sets up swift-log for the project's programs: journald under systemd, standard error otherwise.

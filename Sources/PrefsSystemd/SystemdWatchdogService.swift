@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 
 /// A swift-service-lifecycle `Service` that keeps systemd's watchdog fed.
 ///

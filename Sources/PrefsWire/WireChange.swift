@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// One key's change in one domain.
 ///

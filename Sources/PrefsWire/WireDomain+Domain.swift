@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsDomain
+package import PrefsDomain
 
 // The one mapping between the domain vocabulary (PrefsDomain) and the protocol's, used by the daemon and by its
 // clients: domains, listing scopes, search lists, origins and resolutions.

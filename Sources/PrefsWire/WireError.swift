@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// An error as it travels on the wire: in a reply to the request that failed, or in the `closing` event that
 /// ends a connection.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// A message the server sends without being asked: subscription events, and the notice that it is closing the
 /// connection. Events never carry `id`.

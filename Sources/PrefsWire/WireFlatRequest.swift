@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+package import PrefsPlist
 
 /// One of the most frequent requests, read straight from a frame's payload: `get`, `set` of a boolean, an integer, a
 /// real or an ASCII string, or `remove`, with ASCII domain and key.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// The fleet state of a daemon that has joined a fleet (docs/FLEET.md): the result of `fleetStatus`.
 ///

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// The framing of the protocol: a 4-byte big-endian payload length, then the payload, one binary property list
 /// (`bplist00`) whose top-level object is a dictionary.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// Splits a byte stream into frames and decodes each one: feed it chunks of any size as they arrive, then take
 /// out the whole frames they completed.

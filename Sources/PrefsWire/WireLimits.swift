@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// The limits a server enforces; `hello` reports them, and the frame decoder applies the frame limits.
 public struct WireLimits: Sendable, Hashable {

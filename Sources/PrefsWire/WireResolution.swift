@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// The answer of `getEffective`: the value the search list resolves a key to, where it came from, what it
 /// shadows, and which layers were skipped because their file could not be read.

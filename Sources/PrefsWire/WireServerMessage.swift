@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// Anything a client reads from the server: a reply (it has `id`) or an event (it has `event`).
 public enum WireServerMessage: Sendable, Hashable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// The values a subscription watches at one moment, with the sequence number of every domain they were read
 /// from, taken atomically: an event whose sequence number is at or below its domain's number here is already

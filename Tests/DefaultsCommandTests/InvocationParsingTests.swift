@@ -1,3 +1,4 @@
+import PrefsCommandLine
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPlist
 import Testing

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Preferences
+import PrefsTestSupport
 import Testing
 
 /// Every method of the `UserDefaults` surface, through files in a temp dir: what it returns, what it writes.

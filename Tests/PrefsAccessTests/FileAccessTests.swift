@@ -42,7 +42,7 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             let access = sharingOneStore ? shared : Self.access(directory)
             for _ in 0..<increments {
-                try! access.update(key: "Count", in: Self.domain) { value in
+                _ = try! access.update(key: "Count", in: Self.domain) { value in
                     guard case .integer(let count)? = value else { return 1 }
                     return .integer(PlistInteger(count.int64Value! + 1))
                 }
@@ -63,7 +63,7 @@ import Testing
         try first.synchronize()
         // The second store read the domain before the first one wrote again: its update must start from the file.
         _ = try second.values(of: Self.domain)
-        try first.update(Self.domain) { values in values["List"] = ["a", "b"] }
+        _ = try first.update(Self.domain) { values in values["List"] = ["a", "b"] }
         let (outcome, _) = try second.update(Self.domain) { values -> Int in
             values["List"] = .array((values["List"]?.arrayValue ?? []) + ["c"])
             values["Other"] = true
@@ -90,7 +90,7 @@ import Testing
         #expect(try first.values(of: Self.domain) == ["List": ["b", "a"]])
         // A set replaces what came before it; an update after it builds on the set value.
         try first.setValue(["x"], forKey: "List", in: Self.domain)
-        try first.update(key: "List", in: Self.domain, append("y"))
+        _ = try first.update(key: "List", in: Self.domain, append("y"))
         try first.synchronize()
         #expect(try Self.storedValues(directory) == ["List": ["x", "y"]])
     }

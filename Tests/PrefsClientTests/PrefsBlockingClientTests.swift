@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import PrefsClient
+import PrefsDaemon
 import PrefsPlist
 import PrefsTestSupport
 import PrefsWire

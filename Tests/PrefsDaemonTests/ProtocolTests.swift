@@ -3,6 +3,7 @@ import Foundation
 import PrefsDaemon
 import PrefsPlist
 import PrefsStore
+import PrefsTestSupport
 import PrefsWire
 import Testing
 

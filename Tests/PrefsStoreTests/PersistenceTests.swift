@@ -3,6 +3,7 @@ import Foundation
 import PrefsPOSIX
 import PrefsPlist
 import PrefsTestSupport
+import Synchronization
 import Testing
 
 @testable import PrefsStore

@@ -35,7 +35,7 @@ enum BinaryPlistReader {
         }
         let trailer = try Trailer(bytes, limits: limits)
         guard let base = bytes.baseAddress else { throw malformed("binary property list is empty", at: 0) }
-        var decoder = ObjectDecoder(base: base, trailer: trailer, limits: limits)
+        let decoder = ObjectDecoder(base: base, trailer: trailer, limits: limits)
         return try decoder.decodeTopObject()
     }
 

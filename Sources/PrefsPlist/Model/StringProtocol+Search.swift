@@ -2,12 +2,13 @@
 
 extension StringProtocol {
     /// Whether `other` occurs in this text, character by character (canonically equivalent characters match), as
-    /// the `contains(_:)` of the `_StringProcessing` module does.
+    /// Foundation's `contains(_:)` answers.
     ///
     /// The modules use this one so that no executable links `_StringProcessing` and its regular-expression parser,
     /// 1.2 MB of each executable for this one call (docs/PACKAGING.md, "Linking and start-up").
     ///
-    /// - Parameter other: The text to look for; an empty one is never found, as there.
+    /// - Parameter other: The text to look for; an empty one is never found, as in Foundation (the `contains(_:)` of
+    ///   `_StringProcessing` finds it everywhere).
     /// - Returns: `true` when `other`'s characters occur in this text, one after another.
     package func containsText(_ other: some StringProtocol) -> Bool {
         guard let first = other.first else { return false }

@@ -2,6 +2,7 @@
 import Logging
 import PrefsSystemd
 import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import PrefsPlist
+public import PrefsPlist
 
 /// The shared conformance corpus (`../shared/corpus` beside the repository), when present.
 ///

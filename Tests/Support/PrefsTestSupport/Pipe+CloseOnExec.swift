@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PrefsPlist
+public import PrefsPlist
 
 /// Generates random property-list values from a seed, for round-trip property tests.
 ///

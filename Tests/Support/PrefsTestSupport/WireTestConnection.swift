@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import PrefsPlist
-import PrefsWire
+public import PrefsPlist
+public import PrefsWire
 
 #if canImport(Glibc)
     import Glibc
