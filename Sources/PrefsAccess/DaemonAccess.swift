@@ -19,6 +19,9 @@ package final class DaemonAccess: DomainAccess {
     private let connection = Mutex<PrefsBlockingClient?>(nil)
     /// A read sent with `hello` (``connect(reading:)``), and its client holding the result, until it is asked for.
     private let prefetched = Mutex<(read: WireOperation, client: PrefsBlockingClient)?>(nil)
+    /// The broken files the daemon named since the last ``takeDiagnostics()``, as the files route's store reports
+    /// them: so that `defaults` warns about each, whichever route it took.
+    private let diagnostics = Mutex<[StoreDiagnostic]>([])
 
     /// Creates the access; nothing connects until the first request (or ``connect()``).
     /// - Parameters:
@@ -96,22 +99,38 @@ package final class DaemonAccess: DomainAccess {
     // MARK: DomainAccess
 
     package func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
-        try read(domain).values
+        try read(domain, corruptIsEmpty: false).values
     }
 
     /// Asks for the key alone (`get`): a large domain is not sent whole for one of its keys.
     package func value(forKey key: String, in domain: DomainID) throws(PrefsAccessError) -> PlistValue? {
         let read = WireOperation.get(try Self.wireDomain(domain), key: key)
         let result: WireResult
-        if let prefetched = try takePrefetched(read) { result = prefetched } else { result = try send(read) }
+        do throws(PrefsAccessError) {
+            if let prefetched = try takePrefetched(read) { result = prefetched } else { result = try send(read) }
+        } catch {
+            throw noted(error, domain: domain)
+        }
         guard case .get(let value, _) = result else { throw Self.unexpected(result) }
         return value
     }
 
     /// A domain's values (`nil` when it does not exist) and version, consistent with each other.
-    func read(_ domain: DomainID) throws(PrefsAccessError) -> (values: PlistDictionary?, version: UInt64) {
+    /// - Parameter corruptIsEmpty: Whether a corrupt file reads as an empty domain at its version (for an edit,
+    ///   whose write sets the file aside, as on the files), rather than as its error.
+    func read(
+        _ domain: DomainID, corruptIsEmpty: Bool
+    ) throws(PrefsAccessError) -> (values: PlistDictionary?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
-        switch try readOnce(wire) {
+        let first: DomainRead
+        do throws(PrefsAccessError) {
+            first = try readOnce(wire)
+        } catch {
+            let error = noted(error, domain: domain)
+            if corruptIsEmpty, let version = Self.corruptDomainVersion(error) { return (nil, version) }
+            throw error
+        }
+        switch first {
         case .found(let values, let version): return (values.isEmpty ? nil : values, version)
         case .absent(let version?): return (nil, version)
         case .absent(nil): break
@@ -211,7 +230,7 @@ package final class DaemonAccess: DomainAccess {
         _ domain: DomainID, maxAttempts: Int, _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsAccessError) -> (outcome: Outcome, version: UInt64) {
         try retryingConflicts(in: domain, maxAttempts: maxAttempts) { () throws(PrefsAccessError) in
-            let (found, version) = try read(domain)
+            let (found, version) = try read(domain, corruptIsEmpty: true)
             let base = found ?? [:]
             var values = base
             let outcome = body(&values)
@@ -230,8 +249,18 @@ package final class DaemonAccess: DomainAccess {
     ) throws(PrefsAccessError) -> (value: PlistValue?, version: UInt64) {
         let wire = try Self.wireDomain(domain)
         return try retryingConflicts(in: domain, maxAttempts: maxAttempts) { () throws(PrefsAccessError) in
-            let result = try send(.get(wire, key: key))
-            guard case .get(let old, let version) = result else { throw Self.unexpected(result) }
+            let old: PlistValue?
+            let version: UInt64
+            do throws(PrefsAccessError) {
+                let result = try send(.get(wire, key: key))
+                guard case .get(let value, let current) = result else { throw Self.unexpected(result) }
+                (old, version) = (value, current)
+            } catch {
+                // A corrupt file is an empty domain to an edit: its write sets the file aside.
+                let error = noted(error, domain: domain)
+                guard let current = Self.corruptDomainVersion(error) else { throw error }
+                (old, version) = (nil, current)
+            }
             let value = transform(old)
             if value == old { return (value, version) }
             let operation: WireOperation =
@@ -302,7 +331,34 @@ package final class DaemonAccess: DomainAccess {
         guard case .synchronize = result else { throw Self.unexpected(result) }
     }
 
-    package func takeDiagnostics() -> [StoreDiagnostic] { [] }
+    package func takeDiagnostics() -> [StoreDiagnostic] {
+        diagnostics.withLock { diagnostics in
+            defer { diagnostics = [] }
+            return diagnostics
+        }
+    }
+
+    /// Keeps the daemon's report of a domain file it cannot use (corrupt, unreadable, not a regular file) as a
+    /// warning for ``takeDiagnostics()``, as the files route's store keeps its own; returns the error unchanged.
+    private func noted(_ error: PrefsAccessError, domain: DomainID) -> PrefsAccessError {
+        let code: PrefsStoreError.Code? =
+            switch error.code {
+            case .corrupt: .corruptFile
+            case .ioFailure where error.path != nil: .ioFailure
+            default: nil
+            }
+        if let code {
+            let problem = PrefsStoreError(code, error.message, path: error.path)
+            diagnostics.withLock { $0.append(StoreDiagnostic(severity: .warning, domain: domain, error: problem)) }
+        }
+        return error
+    }
+
+    /// The version of a domain whose file the daemon found corrupt, or `nil` for any other error.
+    private static func corruptDomainVersion(_ error: PrefsAccessError) -> UInt64? {
+        guard error.code == .corrupt, let client = error.cause as? PrefsClientError else { return nil }
+        return client.serverError?.currentVersion
+    }
 
     // MARK: Mapping
 

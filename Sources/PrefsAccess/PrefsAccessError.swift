@@ -101,6 +101,7 @@ package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
             case .badRequest: .invalidValue
             // The daemon could not write its files (disk full, read-only): as on the files, an I/O failure.
             case .storeUnavailable: .ioFailure
+            case .corruptDomain: .corrupt
             default: .unavailable
             }
         self.init(code, server.message, path: server.path, cause: error)

@@ -41,7 +41,7 @@ struct StoreRequests: Sendable {
             let domain = try recent.domainID(request.domain)
             switch request.operation {
             case .get:
-                return .success(get(request.key, in: domain))
+                return .success(try get(request.key, in: domain))
             case .set(let value):
                 let version = try set(value, forKey: request.key, in: domain, origin, request.expectedVersion)
                 return .success(.set(version: version))
@@ -65,7 +65,7 @@ struct StoreRequests: Sendable {
     ) throws(WireError) -> WireResult {
         switch operation {
         case .get(let wireDomain, let key):
-            return get(key, in: try recent.domainID(wireDomain))
+            return try get(key, in: try recent.domainID(wireDomain))
         case .getEffective(let searchList, let key):
             let list = try searchList.searchList()
             return .getEffective(WireResolution(store.resolve(key, in: list), app: list.domain))
@@ -122,9 +122,15 @@ struct StoreRequests: Sendable {
         }
     }
 
-    private func get(_ key: String, in domain: DomainID) -> WireResult {
+    /// One key's value; a key missing from a domain whose file cannot be used is that file's error, as on the
+    /// files (a corrupt file is not an empty domain).
+    private func get(_ key: String, in domain: DomainID) throws(WireError) -> WireResult {
         let snapshot = store.snapshot(of: domain)
-        return .get(value: snapshot.values[key], version: snapshot.sequence)
+        let value = snapshot.values[key]
+        if value == nil, snapshot.values.isEmpty, let issue = store.domainIssue(domain) {
+            throw wireError(issue, domain: domain)
+        }
+        return .get(value: value, version: snapshot.sequence)
     }
 
     /// Sets or (with `nil`) removes one key; returns the domain's version after it.
@@ -166,6 +172,9 @@ struct StoreRequests: Sendable {
             return WireError(.versionConflict, message, currentVersion: current)
         case .encodingFailed:
             return WireError(.badRequest, message, field: "value")
+        case .corruptFile:
+            let current = domain.map { store.snapshot(of: $0).sequence }
+            return WireError(.corruptDomain, message, currentVersion: current, path: error.path)
         default:
             return WireError(.storeUnavailable, message, path: error.path)
         }

@@ -38,6 +38,11 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let versionConflict = Code(rawValue: "versionConflict")
         /// The store cannot read or write its files (disk full, I/O error); nothing was changed.
         public static let storeUnavailable = Code(rawValue: "storeUnavailable")
+        /// A read (`get`, `readDomain`) met a domain whose file is not a property-list dictionary; the message gives
+        /// the reason (with line and column), ``WireError/path`` the file, ``WireError/currentVersion`` the domain's
+        /// version. A write to the domain is accepted: it sets the file aside (`<name>.corrupt-<time>`) and starts
+        /// the domain anew, so a compare-and-set edit starts from an empty domain at that version.
+        public static let corruptDomain = Code(rawValue: "corruptDomain")
         /// The peer sent bytes that are not a valid frame; the connection is closed.
         public static let malformedFrame = Code(rawValue: "malformedFrame")
         /// The server is stopping; the connection is closed and the client may reconnect.
@@ -51,8 +56,8 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Every code this version of the protocol defines.
         public static let allDefined: [Code] = [
             .badRequest, .unknownOperation, .unsupportedVersion, .notFound, .invalidName, .limitExceeded,
-            .permissionDenied, .readOnly, .versionConflict, .storeUnavailable, .malformedFrame, .shuttingDown,
-            .timedOut, .internal,
+            .permissionDenied, .readOnly, .versionConflict, .storeUnavailable, .corruptDomain, .malformedFrame,
+            .shuttingDown, .timedOut, .internal,
         ]
 
         /// The code as it appears on the wire.
@@ -67,9 +72,9 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
     public var field: String?
     /// The limit that was exceeded (`limitExceeded`).
     public var limit: WireLimit?
-    /// The domain's version now (`versionConflict`).
+    /// The domain's version now (`versionConflict`, `corruptDomain`, `notFound` of `readDomain`).
     public var currentVersion: UInt64?
-    /// The file concerned (`readOnly`, `storeUnavailable`, `permissionDenied`).
+    /// The file concerned (`readOnly`, `storeUnavailable`, `corruptDomain`, `permissionDenied`).
     public var path: String?
 
     /// Creates an error.

@@ -168,6 +168,43 @@ struct ProtocolTests {
                 == .success(.writeDomain(version: 3)))
     }
 
+    @Test("a corrupt file is an error on get and readDomain, with the version a write setting it aside expects")
+    func corruptDomainCarriesItsReasonAndVersion() async throws {
+        let directory = try TemporaryDirectory(prefix: "prefsd")
+        try FileManager.default.createDirectory(atPath: directory.file("prefs"), withIntermediateDirectories: true)
+        let path = directory.file("prefs/com.example.app.plist")
+        try Data("<?xml version=\"1.0\"?>\n<plist><dict><key>a</key>\n<integer>1</inte".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -10)], ofItemAtPath: path)
+        let daemon = try await TestDaemon(directory: directory)
+        defer { Task { await daemon.stop() } }
+        let connection = try daemon.connect()
+
+        var versions: [UInt64?] = []
+        for read in [WireOperation.get(app, key: "a"), .readDomain(app)] {
+            guard case .failure(let error) = try connection.call(read) else {
+                Issue.record("\(read.name) of a corrupt domain succeeded")
+                continue
+            }
+            #expect(error.code == .corruptDomain)
+            #expect(error.path == path)
+            #expect(error.message.contains("is corrupt: invalid XML: expected '>' (at line 3, column 17)"))
+            versions.append(error.currentVersion)
+        }
+        guard let version = versions.first ?? nil, versions == [version, version] else {
+            Issue.record("no one version with the errors: \(versions)")
+            return
+        }
+        // An edit from the empty domain at that version is accepted; the file is set aside when it is written.
+        #expect(
+            try connection.call(.set(app, key: "b", value: 1, expectedVersion: version))
+                == .success(.set(version: version + 1)))
+        #expect(try connection.call(.get(app, key: "b")) == .success(.get(value: 1, version: version + 1)))
+        #expect(try connection.call(.synchronize) == .success(.synchronize))
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.file("prefs"))
+        #expect(names.contains { $0.hasPrefix("com.example.app.plist.corrupt-") }, "\(names)")
+    }
+
     @Test("by-host domains are separate from plain ones")
     func byHost() async throws {
         let daemon = try await TestDaemon()

@@ -47,6 +47,25 @@ class RefusalTests(DaemonTestCase):
         self.client.set(DOMAIN, "still", "working")
         self.assertEqual(self.client.get(DOMAIN, "still"), "working")
 
+    def test_corrupt_domain(self):
+        path = os.path.join(self.home.preferences, "com.example.broken.plist")
+        with open(path, "w") as file:
+            file.write('<?xml version="1.0"?>\n<plist><dict><key>a</key>\n<integer>1</inte')
+        os.utime(path, (os.path.getatime(path) - 10, os.path.getmtime(path) - 10))
+        reads = (lambda: self.client.get("com.example.broken", "a"), lambda: self.client.read_domain("com.example.broken"))
+        for read in reads:
+            with self.assertRaises(prefsd.CorruptDomain) as caught:
+                read()
+            self.assertEqual(caught.exception.path, path)
+            self.assertIn("line 3, column 17", caught.exception.message)
+            self.assertIsNotNone(caught.exception.current_version)
+        # A write is accepted and sets the file aside.
+        self.client.set("com.example.broken", "b", 1)
+        self.client.synchronize()
+        self.assertEqual(self.client.get("com.example.broken", "b"), 1)
+        names = os.listdir(self.home.preferences)
+        self.assertTrue(any(name.startswith("com.example.broken.plist.corrupt-") for name in names), names)
+
     def test_server_side_key_limit(self):
         # The client checks keys itself; the daemon's refusal is the same class.
         with self.assertRaises(prefsd.LimitExceeded) as caught:

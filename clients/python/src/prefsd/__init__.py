@@ -20,6 +20,7 @@ from .client import Client, Subscription
 from .errors import (
     BadRequest,
     ConnectionLost,
+    CorruptDomain,
     DaemonUnavailable,
     InternalError,
     InvalidName,
@@ -92,6 +93,7 @@ __all__ = [
     "ReadOnly",
     "VersionConflict",
     "StoreUnavailable",
+    "CorruptDomain",
     "MalformedFrame",
     "ShuttingDown",
     "TimedOut",

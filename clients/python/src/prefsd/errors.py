@@ -167,6 +167,16 @@ class StoreUnavailable(ServerError):
     code = "storeUnavailable"
 
 
+class CorruptDomain(ServerError):
+    """``get``/``read_domain``: the domain's file is not a property-list dictionary; the message gives the reason.
+
+    ``path`` names the file and ``current_version`` is the domain's version: a write to the domain is accepted, sets
+    the file aside (``<name>.corrupt-<time>``) and starts the domain anew.
+    """
+
+    code = "corruptDomain"
+
+
 class MalformedFrame(ServerError):
     """(``closing`` only) The daemon could not read this client's bytes as a frame."""
 
@@ -204,6 +214,7 @@ _CLASSES: dict[str, type[ServerError]] = {
         ReadOnly,
         VersionConflict,
         StoreUnavailable,
+        CorruptDomain,
         MalformedFrame,
         ShuttingDown,
         TimedOut,

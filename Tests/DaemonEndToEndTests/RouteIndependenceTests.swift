@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PrefsPlist
+import PrefsTestSupport
+import Testing
+
+/// The same `defaults` command on a broken domain file (corrupt, a directory, a symbolic link), once on the files and
+/// once through prefsd: the same output, exit status, warnings and files afterwards. A difference between the routes
+/// is a failure.
+@Suite("one answer on every route")
+struct RouteIndependenceTests {
+    static let defaults = BuiltProduct("defaults").path
+
+    /// A plist cut off in the middle of a tag: not a property list, with a line and column to report.
+    static let corruptXML = "<?xml version=\"1.0\"?>\n<plist><dict><key>a</key>\n<integer>1</inte"
+
+    /// What stands where a domain's file should be.
+    enum Breakage: String, CaseIterable, Sendable {
+        case corrupt, directory, symbolicLink
+    }
+
+    /// The commands run on a broken domain, `D` standing for its name; each case has a domain of its own, so that
+    /// the daemon meets the broken file the first time it reads the domain, as after a hand edit.
+    static let commands: [[String]] = [
+        ["write", "D", "b", "-int", "1"],
+        ["write", "D", "list", "-array-add", "x"],
+        ["write", "D", "{ x = 1; }"],
+        ["read", "D"],
+        ["read", "D", "b"],
+        ["read-type", "D", "a"],
+        ["delete", "D", "b"],
+        ["delete", "D"],
+        ["rename", "D", "a", "z"],
+        ["export", "D", "-"],
+        ["read"],
+        ["find", "a"],
+        ["domains"],
+    ]
+
+    /// What one command did, with the Preferences directory's path and the set-aside times made comparable.
+    struct Outcome: Equatable, CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var warnings: [String]
+        var files: [String]
+
+        var description: String {
+            "status \(status), output \(output.debugDescription), warnings \(warnings), files \(files)"
+        }
+    }
+
+    @Test(
+        "a broken file: every verb answers on prefsd as on the files",
+        arguments: Breakage.allCases, Array(commands.indices))
+    func brokenFile(breakage: Breakage, index: Int) throws {
+        let domain = "com.example.broken\(index)"
+        let arguments = Self.commands[index].map { $0 == "D" ? domain : $0 }
+
+        let files = try DaemonHome()
+        let onFiles = try Self.run(arguments, domain: domain, breakage, in: files, route: "off")
+
+        let served = try DaemonHome()
+        let daemon = try DaemonProcess(served)
+        try daemon.waitUntilServing(served)
+        let throughDaemon = try Self.run(arguments, domain: domain, breakage, in: served, route: "on")
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+
+        #expect(throughDaemon == onFiles, "\(breakage): defaults \(arguments.joined(separator: " "))")
+        // The reason reaches the user on either route (`domains` reads no domain).
+        if arguments != ["domains"] {
+            #expect(onFiles.warnings.contains { $0.contains("the file of domain \(domain)") }, "\(onFiles)")
+        }
+    }
+
+    @Test("through prefsd a write to a corrupt domain sets the file aside and succeeds, as on the files")
+    func writeSetsTheFileAside() throws {
+        let home = try DaemonHome()
+        let daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        try Self.writeCorrupt("com.example.bad", in: home)
+
+        let write = try Self.defaults(["write", "com.example.bad", "b", "-int", "1"], in: home, route: "on")
+        #expect(write.status == 0, "\(write.error)")
+        #expect(write.error.contains("com.example.bad.plist, the file of domain com.example.bad, is corrupt"))
+        let read = try Self.defaults(["read", "com.example.bad", "b"], in: home, route: "on")
+        #expect(read.output == "1\n")
+        let names = try FileManager.default.contentsOfDirectory(atPath: home.preferences)
+        #expect(names.contains { $0.hasPrefix("com.example.bad.plist.corrupt-") }, "\(names)")
+        #expect(try home.storedValues("com.example.bad") == ["b": 1])
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
+    /// Writes the corrupt file, dated ten seconds ago so that no writer waits for a hand edit to settle.
+    static func writeCorrupt(_ domain: String, in home: DaemonHome) throws {
+        try breakFile(of: domain, .corrupt, in: home)
+    }
+
+    /// Puts what `breakage` names where the domain's file belongs.
+    static func breakFile(of domain: String, _ breakage: Breakage, in home: DaemonHome) throws {
+        let path = home.preferences + "/\(domain).plist"
+        switch breakage {
+        case .corrupt:
+            try Data(corruptXML.utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -10)], ofItemAtPath: path)
+        case .directory:
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case .symbolicLink:
+            let target = home.directory.file("elsewhere.plist")
+            try Data("<plist><dict><key>a</key><integer>1</integer></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: target))
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        }
+    }
+
+    static func defaults(
+        _ arguments: [String], in home: DaemonHome, route: String
+    ) throws -> (status: Int32, output: String, error: String) {
+        var environment = home.environment
+        environment["PREFERENCES_DAEMON"] = route
+        return try runProgram(defaults, arguments, environment: environment)
+    }
+
+    /// Runs one command on a freshly broken domain and describes what it did.
+    static func run(
+        _ arguments: [String], domain: String, _ breakage: Breakage, in home: DaemonHome, route: String
+    ) throws -> Outcome {
+        try breakFile(of: domain, breakage, in: home)
+        let result = try defaults(arguments, in: home, route: route)
+        func comparable(_ text: String) -> String {
+            text.replacingOccurrences(of: home.preferences, with: "<preferences>")
+                .replacingOccurrences(of: #"corrupt-\d{8}T\d{6}Z"#, with: "corrupt-<time>", options: .regularExpression)
+        }
+        // The files route also says where it set the file aside: prefsd sets it aside at its own write and logs it.
+        let warnings = comparable(result.error).split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init
+        )
+        .filter { !$0.contains("; it was renamed to ") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: home.preferences)
+            .filter { !$0.hasPrefix(".") && $0 != "prefsd.plist" }.map(comparable).sorted()
+        return Outcome(status: result.status, output: comparable(result.output), warnings: warnings, files: files)
+    }
+}
