@@ -75,8 +75,17 @@ struct DomainTarget: Sendable {
                         + "'.plist' (\(error.message))", cause: error)
             }
         }
-        let paths = StorePaths(
+        var paths = StorePaths(
             preferencesDirectory: directory, systemDirectory: nil, shippedDirectory: nil, machineID: nil)
+        // Outside the Preferences directory the locks go to the runtime directory, not beside the file (as
+        // `./.locks`); inside it, where prefsd and every other writer lock in `.locks`, they stay there.
+        let canonical = SystemCalls.canonicalPath(directory) ?? directory
+        let preferences = environment.userPaths(machineID: nil).preferencesDirectory
+        if let runtime = environment.variables["XDG_RUNTIME_DIR"].flatMap(SystemCalls.canonicalPath),
+            canonical != (SystemCalls.canonicalPath(preferences) ?? preferences)
+        {
+            paths.separateLocksDirectory = StorePaths.separateLocksDirectory(for: canonical, runtimeDirectory: runtime)
+        }
         return DomainTarget(paths: paths, id: DomainID(name), displayName: text, identifier: text, isFile: true)
     }
 

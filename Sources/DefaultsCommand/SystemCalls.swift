@@ -31,6 +31,13 @@ enum SystemCalls {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The absolute path of `path` with every symbolic link, `.` and `..` resolved, or `nil` when it does not exist.
+    static func canonicalPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// This machine's host name, as `hostname` prints it.
     static func hostName() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -26,6 +26,9 @@ public struct StorePaths: Hashable, Sendable {
     public var machineID: String?
     /// The fleet cache prefsd mirrors managed domains into (docs/FLEET.md), or `nil` to have no fleet layers.
     public var fleetDirectory: String?
+    /// Where the lock files go instead of `<prefs>/.locks`: for a domain given as a file path outside the user's
+    /// Preferences directory, so that writing `./local.plist` leaves no `.locks` in the working directory.
+    package var separateLocksDirectory: String?
 
     /// The name of the fleet cache inside the Preferences directory.
     public static let fleetDirectoryName = "Fleet"
@@ -125,8 +128,28 @@ public struct StorePaths: Hashable, Sendable {
     /// The directory of by-host files, `<prefs>/ByHost`.
     public var byHostDirectory: String { preferencesDirectory + "/ByHost" }
 
-    /// The directory of lock files, `<prefs>/.locks`.
-    var locksDirectory: String { preferencesDirectory + "/.locks" }
+    /// The directory of lock files, `<prefs>/.locks` (or ``separateLocksDirectory``).
+    var locksDirectory: String { separateLocksDirectory ?? preferencesDirectory + "/.locks" }
+
+    /// The lock directory of the domain files in `directory` for a process whose runtime directory
+    /// (`$XDG_RUNTIME_DIR`) is `runtimeDirectory`: `<runtime>/preferences/locks/<directory, escaped>`, one per
+    /// directory, so that every writer of a file there by this user takes the same lock.
+    /// - Parameters:
+    ///   - directory: The files' directory, absolute and canonical (no `.`, `..` or links), so that two spellings of
+    ///     one directory share their locks.
+    ///   - runtimeDirectory: The user's runtime directory.
+    package static func separateLocksDirectory(for directory: String, runtimeDirectory: String) -> String {
+        // `%` first, then `/`: an escaping that no two directories share; a long one is shortened with a hash.
+        var escaped = ""
+        for character in directory {
+            switch character {
+            case "%": escaped += "%25"
+            case "/": escaped += "%2F"
+            default: escaped.append(character)
+            }
+        }
+        return trimmingTrailingSlashes(runtimeDirectory) + "/preferences/locks/" + TemporaryFileName.tag(of: escaped)
+    }
 
     /// The file that holds a domain.
     /// - Parameter domain: The domain.

@@ -5,15 +5,20 @@ import Testing
 
 /// A private set of preference directories and the built `defaults` pointed at them.
 ///
-/// `PREFERENCES_HOME`, `PREFERENCES_SYSTEM_DIR`, `PREFERENCES_DOMAINS_DIR`, `PREFSD_SOCKET` and `HOME` all point
-/// into a fresh temporary directory, so that no test touches the real user's files.
+/// `PREFERENCES_HOME`, `PREFERENCES_SYSTEM_DIR`, `PREFERENCES_DOMAINS_DIR`, `PREFSD_SOCKET`, `HOME` and
+/// `XDG_RUNTIME_DIR` all point into a fresh temporary directory, so that no test touches the real user's files.
 struct Sandbox {
     let directory: TemporaryDirectory
     let defaults = BuiltProduct("defaults")
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "defaults-e2e")
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     }
+
+    /// The user's runtime directory, `$XDG_RUNTIME_DIR`.
+    var runtime: String { directory.path + "/runtime" }
 
     var preferences: String { directory.path + "/prefs" }
     var system: String { directory.path + "/system" }
@@ -27,6 +32,7 @@ struct Sandbox {
             "PREFSD_SOCKET": directory.path + "/prefsd.socket",
             "HOME": directory.path,
             "XDG_CONFIG_HOME": directory.path + "/config",
+            "XDG_RUNTIME_DIR": runtime,
         ]
     }
 

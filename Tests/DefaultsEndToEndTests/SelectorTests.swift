@@ -72,6 +72,34 @@ import Testing
         #expect(!sandbox.exists("prefs/com.example.Doc.plist"))
     }
 
+    @Test("a file outside the Preferences directory is locked in the runtime directory, not beside the file")
+    func aPathDomainsLockIsInTheRuntimeDirectory() throws {
+        let sandbox = try Sandbox()
+        let work = sandbox.directory.path + "/work"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false)
+        let canonicalWork = URL(fileURLWithPath: work).resolvingSymlinksInPath().path
+        expectRun(try sandbox.run(["write", "./local.plist", "a", "1"], in: work), stdout: "")
+        #expect(sandbox.list("work") == ["local.plist"])
+        let escaped = canonicalWork.replacingOccurrences(of: "/", with: "%2F")
+        #expect(sandbox.list("runtime/preferences/locks") == [escaped])
+        #expect(sandbox.list("runtime/preferences/locks/\(escaped)") == ["local.lock"])
+        expectRun(try sandbox.run(["read", "./local.plist", "a"], in: work), stdout: "1\n")
+
+        // In the Preferences directory a file path locks where prefsd and every other writer of the domain do.
+        expectRun(try sandbox.run(["write", sandbox.preferences + "/com.example.App.plist", "a", "1"]), stdout: "")
+        #expect(sandbox.list("prefs/.locks") == ["com.example.App.lock"])
+        #expect(sandbox.list("runtime/preferences/locks") == [escaped])
+
+        // Without a runtime directory there is no private place for them: they stay beside the file.
+        var environment = sandbox.environment
+        environment["XDG_RUNTIME_DIR"] = nil
+        let result = try sandbox.defaults.run(
+            ["write", "./other.plist", "a", "1"], environment: environment.merging(["XDG_RUNTIME_DIR": ""]) { $1 },
+            in: work)
+        #expect(result.status == 0, "\(result)")
+        #expect(sandbox.list("work") == [".locks", "local.plist", "other.plist"])
+    }
+
     @Test func aPathToGlobalPreferencesIsThatDirectorysGlobalDomain() throws {
         let sandbox = try Sandbox()
         try sandbox.domain("NSGlobalDomain", "{ AppleLocale = fr_FR; }", directory: "system")

@@ -54,6 +54,29 @@ import Testing
                 == "/p/.locks/ByHost/com.example.App.\(machineID).lock")
     }
 
+    @Test("the separate lock directory of a file path's directory: one name per directory, shortened when long")
+    func separateLocksDirectories() throws {
+        #expect(
+            StorePaths.separateLocksDirectory(for: "/home/u/work", runtimeDirectory: "/run/user/1000/")
+                == "/run/user/1000/preferences/locks/%2Fhome%2Fu%2Fwork")
+        // `%` is escaped too, so `/a%2Fb` and `/a/b` do not share a lock.
+        #expect(
+            StorePaths.separateLocksDirectory(for: "/a%2Fb", runtimeDirectory: "/r")
+                != StorePaths.separateLocksDirectory(for: "/a/b", runtimeDirectory: "/r"))
+        let deep = "/" + Array(repeating: "directory", count: 40).joined(separator: "/")
+        let name = try #require(
+            StorePaths.separateLocksDirectory(for: deep, runtimeDirectory: "/r").split(separator: "/").last)
+        #expect(name.utf8.count <= 200)
+        #expect(
+            StorePaths.separateLocksDirectory(for: deep + "x", runtimeDirectory: "/r")
+                != StorePaths.separateLocksDirectory(for: deep, runtimeDirectory: "/r"))
+
+        var paths = StorePaths(preferencesDirectory: "/w", systemDirectory: nil, shippedDirectory: nil, machineID: nil)
+        paths.separateLocksDirectory = "/r/preferences/locks/%2Fw"
+        #expect(
+            try paths.lockLocation(of: DomainID(DomainName("local"))).path == "/r/preferences/locks/%2Fw/local.lock")
+    }
+
     @Test func fileNamesMapBackToDomains() throws {
         let paths = StorePaths(
             preferencesDirectory: "/p", systemDirectory: "/s", shippedDirectory: "/d", machineID: machineID)
