@@ -60,11 +60,12 @@ enum DaemonSystem {
         }
     }
 
-    /// Opens (creating it 0600 if needed, never following a symbolic link) and exclusively locks a lock file.
+    /// Opens (creating it 0600 if needed, never following a symbolic link) and exclusively locks a lock file;
+    /// `readOnly` opens it for reading only, which `flock` allows.
     /// - Returns: The locked descriptor, or `nil` when another process holds the lock.
-    static func lockFile(_ path: String) throws(SystemCallError) -> Int32? {
+    static func lockFile(_ path: String, readOnly: Bool = false) throws(SystemCallError) -> Int32? {
         let (descriptor, openError) = POSIX.retrying {
-            open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(0o600))
+            open(path, (readOnly ? O_RDONLY : O_RDWR) | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(0o600))
         }
         if descriptor < 0 { throw SystemCallError(call: "open \(path)", errno: openError) }
         let (result, code) = POSIX.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
@@ -74,6 +75,23 @@ enum DaemonSystem {
             throw SystemCallError(call: "flock \(path)", errno: code)
         }
         return descriptor
+    }
+
+    /// Replaces what an existing file holds with `bytes` (never following a symbolic link).
+    static func replaceContents(of path: String, with bytes: [UInt8]) throws(SystemCallError) {
+        let (descriptor, openError) = POSIX.retrying { open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) }
+        if descriptor < 0 { throw SystemCallError(call: "open \(path)", errno: openError) }
+        defer { POSIX.closeDescriptor(descriptor) }
+        do {
+            try POSIX.writeAll(bytes, to: descriptor, name: path)
+        } catch {
+            throw SystemCallError(error)
+        }
+    }
+
+    /// Whether a call failed because the file system is read-only or the directory not this user's to write.
+    static func isNotWritable(_ error: SystemCallError) -> Bool {
+        error.errno == EROFS || error.errno == EACCES
     }
 
     /// Removes a file; a missing one is fine.

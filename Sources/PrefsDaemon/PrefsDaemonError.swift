@@ -9,7 +9,8 @@ public struct PrefsDaemonError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case unsafeSocketDirectory, socketInUse, bindFailed, activationFailed, invalidSetting, systemCallFailed
+            case unsafeSocketDirectory, socketInUse, directoryInUse, bindFailed, activationFailed, invalidSetting
+            case systemCallFailed
         }
         private let base: Base
 
@@ -17,6 +18,8 @@ public struct PrefsDaemonError: Error, Sendable, CustomStringConvertible {
         public static let unsafeSocketDirectory = Code(base: .unsafeSocketDirectory)
         /// Another daemon holds the socket's lock or answers on the socket.
         public static let socketInUse = Code(base: .socketInUse)
+        /// Another daemon serves the same Preferences directory (on another socket); one directory has one writer.
+        public static let directoryInUse = Code(base: .directoryInUse)
         /// The socket could not be created or bound.
         public static let bindFailed = Code(base: .bindFailed)
         /// The socket systemd passed cannot be used.

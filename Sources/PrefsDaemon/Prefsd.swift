@@ -105,6 +105,21 @@ public enum Prefsd {
             limits: settings.limits, flushDelay: settings.flushDelay, idleExitDelay: idleExitDelay,
             logLevel: settings.logLevel, idleTimeout: settings.idleTimeout, frameTimeout: settings.frameTimeout,
             socketCreationMask: SocketListener.socketMask)
+        // One daemon per Preferences directory, whatever its socket: claimed before the store reads a file.
+        let directoryLock: DirectoryLock?
+        do {
+            directoryLock = try DirectoryLock.claim(
+                paths.preferencesDirectory, socketPath: activated?.path ?? configuration.socketPath)
+        } catch {
+            logger.critical("prefsd stopped: \(error)")
+            return 1
+        }
+        if directoryLock == nil {
+            let directory = paths.preferencesDirectory
+            logger.warning(
+                "the Preferences directory \(directory) is not writable: serving its reads; writes to it will fail")
+        }
+        defer { directoryLock?.release() }
         let storeLogger = Logger(label: "prefsd.store")
         var storeConfiguration = StoreConfiguration(
             flushDelay: configuration.flushDelay, limits: configuration.storeLimits,

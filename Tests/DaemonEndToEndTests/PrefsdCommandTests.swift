@@ -104,9 +104,16 @@ struct PrefsdCommandTests {
         #expect(client.output == "protocol version 1\ngreeting = hello\n")
         #expect(client.error == "")
 
-        let second = try runProgram(DaemonProcess.prefsd, [], environment: home.environment)
-        #expect(second.status == 1)
-        #expect(second.error.contains("another prefsd serves \(home.socketPath) (it holds \(home.socketPath).lock)"))
+        // A second daemon on the same directory is refused, on the same socket or another, naming the first.
+        let first = "another prefsd (pid \(daemon.pid) on \(home.socketPath)) serves the Preferences directory "
+        for socket in [home.socketPath, home.directory.file("run/other-socket")] {
+            var environment = home.environment
+            environment["PREFSD_SOCKET"] = socket
+            let second = try runProgram(DaemonProcess.prefsd, [], environment: environment)
+            #expect(second.status == 1)
+            #expect(second.error.contains(first + home.preferences), "\(second.error)")
+            #expect(!FileManager.default.fileExists(atPath: home.directory.file("run/other-socket")))
+        }
 
         daemon.signal(SIGTERM)
         #expect(daemon.finish() == 0)

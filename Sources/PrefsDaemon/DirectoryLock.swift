@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+import PrefsPOSIX
+
+/// The claim of one Preferences directory by one prefsd, whatever socket it serves: prefsd is the single writer of
+/// its directory's files, and a second daemon on another socket would write them beside it, each with a cache the
+/// other does not see.
+///
+/// The claim is an `flock` on `<prefs>/.locks/.prefsd` (a name no domain's lock can have: domain names do not start
+/// with `.`), held for the daemon's lifetime and released by the kernel when it exits, however it exits. The file
+/// holds the holder's pid and socket, so that a refused daemon can name them. The descriptor kept is read-only, so
+/// that the daemon does not keep its file system from being remounted read-only.
+final class DirectoryLock: Sendable {
+    /// The locked file's descriptor, kept open for the daemon's lifetime.
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The lock file of a Preferences directory.
+    static func path(in preferencesDirectory: String) -> String { preferencesDirectory + "/.locks/.prefsd" }
+
+    /// Claims `preferencesDirectory` for this daemon, creating it (and `.locks` in it) 0700 when missing.
+    /// - Parameters:
+    ///   - preferencesDirectory: The user's Preferences directory.
+    ///   - socketPath: The socket this daemon serves, written in the lock file for a refused daemon to name.
+    /// - Throws: ``PrefsDaemonError``: `directoryInUse` naming the other daemon's pid and socket;
+    ///   `systemCallFailed` when the directory or the file cannot be made, except as below.
+    /// - Returns: The claim, or `nil` when the directory is read-only or not the user's to write (`EROFS`,
+    ///   `EACCES`): no daemon can write it then, so two serving its reads do no harm, and prefsd serves on.
+    static func claim(_ preferencesDirectory: String, socketPath: String) throws(PrefsDaemonError) -> DirectoryLock? {
+        let lockPath = path(in: preferencesDirectory)
+        var lock: Int32?
+        do {
+            try makeDirectories(preferencesDirectory + "/.locks")
+            // A lock held a moment longer than its daemon (a child forked just then keeps the descriptor until it
+            // execs) is waited for briefly, as the socket's lock is.
+            for attempt in 0..<20 {
+                // Read-only: a file open for writing would keep the file system from being remounted read-only.
+                lock = try DaemonSystem.lockFile(lockPath, readOnly: true)
+                if lock != nil || attempt == 19 { break }
+                POSIX.sleep(milliseconds: 25)
+            }
+        } catch {
+            if DaemonSystem.isNotWritable(error) { return nil }
+            throw PrefsDaemonError(
+                .systemCallFailed, "cannot claim the Preferences directory \(preferencesDirectory)", path: lockPath,
+                cause: error)
+        }
+        guard let lock else {
+            throw PrefsDaemonError(
+                .directoryInUse,
+                "another prefsd (\(holder(of: lockPath))) serves the Preferences directory \(preferencesDirectory); "
+                    + "one prefsd writes one directory: stop it, or give this one another PREFERENCES_HOME",
+                path: lockPath)
+        }
+        let record = "pid \(POSIX.processID)\nsocket \(socketPath)\n"
+        do {
+            try DaemonSystem.replaceContents(of: lockPath, with: Array(record.utf8))
+        } catch {
+            POSIX.closeDescriptor(lock)
+            throw PrefsDaemonError(
+                .systemCallFailed, "cannot claim the Preferences directory \(preferencesDirectory)", path: lockPath,
+                cause: error)
+        }
+        return DirectoryLock(descriptor: lock)
+    }
+
+    /// Gives up the claim; the kernel does as much when the process exits.
+    func release() {
+        POSIX.closeDescriptor(descriptor)
+    }
+
+    /// `pid N on <socket>` from the holder's record, or what is known when the record cannot be read.
+    private static func holder(of lockPath: String) -> String {
+        guard let bytes = try? POSIX.readFile(lockPath, maxBytes: 4096) else { return "pid unknown" }
+        var pid = "unknown"
+        var socket: String?
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            if line.hasPrefix("pid ") { pid = String(line.dropFirst(4)) }
+            if line.hasPrefix("socket ") { socket = String(line.dropFirst(7)) }
+        }
+        return "pid \(pid)" + (socket.map { " on \($0)" } ?? "")
+    }
+
+    /// Creates each missing component of `path` 0700.
+    private static func makeDirectories(_ path: String) throws(PrefsDaemonError.SystemCallError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + String(component)
+            if try DaemonSystem.status(of: prefix) == nil { _ = try DaemonSystem.makeDirectory(prefix, mode: 0o700) }
+        }
+    }
+}
