@@ -29,12 +29,43 @@ extension CommandRunner {
     /// Assignments apply in order to the domain as it is at that moment (so `-array-add` twice appends twice), and
     /// the result is committed only if no other writer changed the domain meanwhile; otherwise it is read and
     /// applied again. So 30 concurrent `-array-add` keep all 30 elements.
+    ///
+    /// A key that a forced layer (the administrator's or the fleet's) also holds is stored, but the forced value is
+    /// what every program reads: a warning says so, naming the layer, as `explain` would.
     func write(_ assignments: [KeyAssignment], to target: DomainTarget) throws(DefaultsError) {
-        try modify(target, failure: "Could not write domain \(target.displayName); exiting") {
-            values throws(DefaultsError) in
+        try modify(
+            target, failure: "Could not write domain \(target.displayName); exiting",
+            afterwards: { storage throws(DefaultsError) in
+                var keys: [String] = []
+                for key in assignments.map(\.key.topLevelKey) where !keys.contains(key) { keys.append(key) }
+                try warnAboutForcedValues(of: keys, in: target, storage)
+            }
+        ) { values throws(DefaultsError) in
             for assignment in assignments {
                 try assignment.apply(to: &values, domainName: target.displayName)
             }
+        }
+    }
+
+    /// Warns about each key whose effective value comes from a forced layer above the written one.
+    private func warnAboutForcedValues(
+        of keys: [String], in target: DomainTarget, _ storage: any DomainAccess
+    ) throws(DefaultsError) {
+        // A file given as a path has no layers above it; forced layers hold user and by-host domains' keys.
+        guard !target.isFile, target.id.scope == .user || target.id.scope == .byHost else { return }
+        let searchList = SearchList(domain: target.id.name)
+        for key in keys {
+            let resolution = try checked { try storage.resolve(key, in: searchList) }
+            guard let winner = resolution.winner, case .domain(let layer) = winner.layer,
+                layer.scope == .forced || layer.scope == .fleetForced
+            else { continue }
+            let origin = [winner.path, winner.fleetSource?.description].compactMap { $0 }
+            console.writeError(
+                "defaults: warning: \(PlistValue.quotedDefaultsText(key)) is stored in \(target.displayName), but "
+                    + "\(winner.value.compactDescription) from \(winner.layer)"
+                    + (origin.isEmpty ? "" : " (" + origin.joined(separator: "; ") + ")")
+                    + " is in effect: a forced value wins over the user's (defaults explain \(target.displayName) "
+                    + "\(PlistValue.quotedDefaultsText(key)))\n")
         }
     }
 
@@ -117,9 +148,12 @@ extension CommandRunner {
     /// in place, and the result is committed only if no other writer changed the domain in between (otherwise `edit`
     /// runs again on the new values). An edit that changes nothing leaves the file untouched; one that throws changes
     /// nothing.
-    /// - Parameter failure: macOS's first line when the write fails.
+    /// - Parameters:
+    ///   - failure: macOS's first line when the write fails.
+    ///   - afterwards: What to do with the storage once the change is committed (or changed nothing).
     private func modify(
         _ target: DomainTarget, failure: String,
+        afterwards: ((any DomainAccess) throws(DefaultsError) -> Void)? = nil,
         _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
         try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
@@ -142,8 +176,8 @@ extension CommandRunner {
                 // On the files the update is the durable write: its failure reads as a failed synchronize does.
                 throw DefaultsError(error.code, failure + "\n" + error.message, path: error.path, cause: error.cause)
             }
-            guard try outcome.get() else { return }
-            try synchronize(storage, failure: failure)
+            if try outcome.get() { try synchronize(storage, failure: failure) }
+            try afterwards?(storage)
         }
     }
 }

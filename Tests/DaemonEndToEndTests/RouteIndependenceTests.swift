@@ -92,6 +92,37 @@ struct RouteIndependenceTests {
         #expect(daemon.finish() == 0)
     }
 
+    @Test("a write of a key a forced layer holds is stored and says, on either route, that the forced value wins")
+    func forcedKeyWriteWarns() throws {
+        var warnings: [String: String] = [:]
+        for route in ["off", "on"] {
+            let home = try DaemonHome()
+            let forced = home.directory.file("system/forced")
+            try FileManager.default.createDirectory(atPath: forced, withIntermediateDirectories: true)
+            try Data("<plist><dict><key>Theme</key><string>corporate</string></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: forced + "/com.example.app.plist"))
+            let daemon = route == "on" ? try DaemonProcess(home) : nil
+            try daemon?.waitUntilServing(home)
+
+            let write = try Self.defaults(["write", "com.example.app", "Theme", "dark"], in: home, route: route)
+            #expect(write.status == 0, "\(route): \(write.error)")
+            warnings[route] = write.error.replacingOccurrences(of: home.directory.path, with: "<home>")
+            let other = try Self.defaults(["write", "com.example.app", "Size", "-int", "2"], in: home, route: route)
+            #expect(other.error == "", "\(route): a key no forced layer holds")
+            let read = try Self.defaults(["read", "com.example.app", "Theme"], in: home, route: route)
+            #expect(read.output == "dark\n", "\(route): the user's value is stored")
+
+            daemon?.signal(SIGTERM)
+            #expect(daemon?.finish() ?? 0 == 0)
+        }
+        #expect(
+            warnings["off"]
+                == "defaults: warning: Theme is stored in com.example.app, but corporate from forced com.example.app "
+                + "(<home>/system/forced/com.example.app.plist) is in effect: a forced value wins over the user's "
+                + "(defaults explain com.example.app Theme)\n")
+        #expect(warnings["on"] == warnings["off"])
+    }
+
     /// Writes the corrupt file, dated ten seconds ago so that no writer waits for a hand edit to settle.
     static func writeCorrupt(_ domain: String, in home: DaemonHome) throws {
         try breakFile(of: domain, .corrupt, in: home)
