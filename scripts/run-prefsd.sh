@@ -4,10 +4,17 @@
 # usage: scripts/run-prefsd.sh <bin-dir>
 set -euo pipefail
 bin="$1"
+# From a clone nothing is installed in /usr/share/preferences/domains: serve the repository's shipped domains (prefsd's
+# own settings), so that `defaults explain prefsd FlushDelay` finds them as it does once the package is installed.
+if [ -z "${PREFERENCES_DOMAINS_DIR:-}" ] && [ ! -d /usr/share/preferences/domains ]; then
+    PREFERENCES_DOMAINS_DIR="$(cd "$(dirname "$0")/.." && pwd)/Domains"
+    export PREFERENCES_DOMAINS_DIR
+fi
 cat <<TEXT
 prefsd is starting in the foreground (Control-C stops it, after flushing every change to disk).
   socket:       ${PREFSD_SOCKET:-${XDG_RUNTIME_DIR:-/run/user/$(id -u) or /tmp/prefsd-$(id -u)}/prefsd/socket}
   preferences:  ${PREFERENCES_HOME:-${XDG_CONFIG_HOME:-$HOME/.config}/preferences}
+  shipped:      ${PREFERENCES_DOMAINS_DIR:-/usr/share/preferences/domains}
 Talk to it from another terminal:
   $bin/defaults write com.example.Editor Theme dark
   $bin/defaults read com.example.Editor
