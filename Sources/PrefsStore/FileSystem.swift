@@ -94,6 +94,22 @@ enum FileSystem {
         return .contents(bytes, identity)
     }
 
+    /// Why this process may not create files in `directory` (or, when it does not exist yet, in its nearest existing
+    /// ancestor, where the store would create it): the text of `faccessat(W_OK | X_OK)`'s `errno` when it is
+    /// `EROFS` or `EACCES` (`Read-only file system`, `Permission denied`), else `nil` (anything else, a file where a
+    /// directory should be, is for the write itself to report).
+    static func writeAccessProblem(_ directory: String) -> String? {
+        var path = directory
+        while true {
+            let (result, code) = POSIX.retrying { faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) }
+            if result == 0 { return nil }
+            guard code == ENOENT, let slash = path.lastIndex(of: "/"), slash != path.startIndex else {
+                return code == EROFS || code == EACCES ? POSIX.errorText(code) : nil
+            }
+            path = String(path[..<slash])
+        }
+    }
+
     /// The identity of the file at `path` (not following a final symbolic link), or `nil` when there is none.
     static func identity(of path: String) throws(SystemCallError) -> FileIdentity? {
         do {

@@ -403,6 +403,28 @@ public final class PreferencesStore: Sendable {
         }
         // Only a by-host domain can lack a file location: it needs the machine id.
         if domain.scope == .byHost, paths.machineID == nil { _ = try paths.location(of: domain) }
+        try checkDirectoryWritable(domain)
+    }
+
+    /// Refuses a write that cannot be made durable because the domain's directory is read-only or not this user's to
+    /// write, when the write is made rather than at the flush: probed at the first write in each directory, and again
+    /// after a write of the domain failed (a remount, a changed mode), so that the check costs nothing otherwise.
+    private func checkDirectoryWritable(_ domain: DomainID) throws(PrefsStoreError) {
+        guard !isInMemory else { return }
+        let directory = try paths.location(of: domain).directory
+        let probes = state.withLock { state in
+            !state.writableDirectories.contains(directory)
+                || state.slots[domain].flatMap { state.domains[$0].flushError } != nil
+        }
+        guard probes else { return }
+        if let problem = FileSystem.writeAccessProblem(directory) {
+            state.withLock { _ = $0.writableDirectories.remove(directory) }
+            throw PrefsStoreError(
+                .ioFailure,
+                "cannot write domain \(domain): its directory \(directory) is not writable (\(problem))",
+                path: directory)
+        }
+        state.withLock { _ = $0.writableDirectories.insert(directory) }
     }
 
     func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {

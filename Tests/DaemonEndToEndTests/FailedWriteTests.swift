@@ -3,6 +3,7 @@ import Foundation
 import Preferences
 import PrefsPlist
 import PrefsTestSupport
+import PrefsWire
 import Testing
 
 /// `defaults write` on a full disk or a read-only file system fails and changes nothing, through prefsd and on the
@@ -106,5 +107,54 @@ struct FailedWriteTests {
         }
         #expect(try home.storedValues("com.example.app") == ["Kept": 1, "Other": 3])
         disk.unmount()
+    }
+
+    @Test("a directory read-only before the first write: the write itself is refused, through prefsd as on the files")
+    func readOnlyFromTheStart() throws {
+        for route in Route.allCases {
+            let home = try DaemonHome()
+            let disk = try SmallFileSystem(at: home.preferences, kilobytes: 64, owner: home.directory)
+            try disk.remountReadOnly()
+            let daemon = route == .daemon ? try DaemonProcess(home) : nil
+            try daemon?.waitUntilServing(home)
+            if daemon != nil {
+                // The client's set, not only its synchronize, is refused: nothing was acknowledged.
+                let connection = try WireTestConnection(path: home.socketPath)
+                try connection.hello()
+                let set = try connection.call(
+                    .set(WireDomain("com.example.app"), key: "a", value: 1, expectedVersion: nil))
+                guard case .failure(let error) = set else {
+                    Issue.record("a set on a read-only directory was acknowledged: \(set)")
+                    continue
+                }
+                #expect(error.code == .storeUnavailable)
+                #expect(error.message.contains("is not writable (Read-only file system)"), "\(error.message)")
+                if case .success(.get(let value, _)) = try connection.call(
+                    .get(WireDomain("com.example.app"), key: "a"))
+                {
+                    #expect(value == nil, "the refused value is not visible")
+                } else {
+                    Issue.record("get after the refused set failed")
+                }
+            }
+            var environment = home.environment
+            environment["PREFERENCES_DAEMON"] = route == .daemon ? "on" : "off"
+            let failed = try runProgram(
+                Self.defaults, ["write", "com.example.app", "a", "-int", "1"], environment: environment)
+            #expect(failed.status == 1)
+            #expect(failed.error.hasPrefix("Could not write domain com.example.app; exiting\n"), "\(failed.error)")
+            #expect(failed.error.contains("is not writable (Read-only file system)"), "\(route): \(failed.error)")
+
+            try disk.remountReadWrite()
+            let written = try runProgram(
+                Self.defaults, ["write", "com.example.app", "a", "-int", "2"], environment: environment)
+            #expect(written.status == 0, "\(route): \(written.error)")
+            if let daemon {
+                daemon.signal(SIGTERM)
+                #expect(daemon.finish() == 0)
+            }
+            #expect(try home.storedValues("com.example.app") == ["a": 2])
+            disk.unmount()
+        }
     }
 }
