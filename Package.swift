@@ -242,7 +242,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefsDomainTests",
-            dependencies: ["PrefsDomain"]
+            dependencies: ["PrefsDomain", "PrefsPlist"]
         ),
         .testTarget(
             name: "PrefsStoreTests",

@@ -5,7 +5,8 @@
 set -euo pipefail
 bin="$1"
 # From a clone nothing is installed in /usr/share/preferences/domains: serve the repository's shipped domains (prefsd's
-# own settings), so that `defaults explain prefsd FlushDelay` finds them as it does once the package is installed.
+# own settings, the global domain's locale), so that `defaults explain prefsd FlushDelay` and `defaults explain -g
+# AppleLocale` find them as they do once the package is installed.
 if [ -z "${PREFERENCES_DOMAINS_DIR:-}" ] && [ ! -d /usr/share/preferences/domains ]; then
     PREFERENCES_DOMAINS_DIR="$(cd "$(dirname "$0")/.." && pwd)/Domains"
     export PREFERENCES_DOMAINS_DIR

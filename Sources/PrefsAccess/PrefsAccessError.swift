@@ -68,7 +68,7 @@ package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
             case .limitExceeded: .limitExceeded
             case .corruptFile: .corrupt
             case .ioFailure: .ioFailure
-            case .encodingFailed: .invalidValue
+            case .encodingFailed, .invalidValue: .invalidValue
             case .versionConflict: .versionConflict
             default: .unavailable
             }

@@ -50,66 +50,42 @@ public struct DaemonSettings: Sendable, Equatable {
         ("MaxSuites", .maxSuites), ("MaxBufferedFrameBytes", .maxBufferedFrameBytes),
     ]
 
-    /// The values each limit may take: what the code handles, not merely what fits in an integer.
-    ///
-    /// `maxDepth` stops at 200 because every layer walks values to their depth (the encoders, the store's size and
-    /// difference computations, freeing a value) and the files must read back: the property-list readers refuse
-    /// documents nested deeper than 250 levels (libxml2's own limit is 256). Frames stop at 256 MiB, the readers'
-    /// input limit, and objects at 16 Mi, theirs too.
-    public static let limitRanges: [WireLimit: ClosedRange<Int>] = [
-        .maxFrameBytes: 4096...(256 << 20), .maxFrameObjects: 16...(16 << 20), .maxDepth: 1...200,
-        .maxDomainBytes: 1024...(128 << 20), .maxKeyBytes: 1...65536, .maxConnections: 1...65536,
-        .maxSubscriptions: 1...65536, .subscriptionQueueLength: 1...(1 << 20), .maxSuites: 1...1024,
-        .maxBufferedFrameBytes: 4096...(1 << 30),
-    ]
+    /// The values each limit may take: what the code handles, not merely what fits in an integer (the rule table,
+    /// `DomainRules.prefsd`, says why each stops where it does).
+    public static let limitRanges: [WireLimit: ClosedRange<Int>] = Dictionary(
+        uniqueKeysWithValues: limitKeys.compactMap { key, limit in
+            DomainRules.prefsd.rules[key]?.integerRange.map { (limit, $0) }
+        })
 
-    /// Reads the settings from the effective values of the `prefsd` domain.
+    /// Reads the settings from the effective values of the `prefsd` domain, with the rules a write of them is
+    /// checked against (`DomainRules.prefsd`): a value that a hand edit or an older version left breaking one is
+    /// ignored with a warning.
     /// - Parameter values: The effective values (for tests); read from `paths` by ``load(paths:)``.
     public init(values: PlistDictionary) {
-        if let value = values["FlushDelay"] {
-            if let seconds = Self.seconds(value), seconds >= 0.001, seconds <= 3600 {
-                flushDelay = Self.duration(seconds)
-            } else {
-                warn("FlushDelay", value, "must be a number of seconds from 0.001 to 3600")
-            }
+        func accepted(_ key: String) -> PlistValue? {
+            guard let value = values[key] else { return nil }
+            guard let rule = DomainRules.prefsd.rules[key], !rule.accepts(value) else { return value }
+            warn(key, value, rule.requirement)
+            return nil
         }
-        if let value = values["IdleExitSeconds"] {
-            if let seconds = Self.seconds(value), seconds >= 0, seconds <= 86400 {
-                idleExitDelay = seconds == 0 ? nil : Self.duration(seconds)
-            } else {
-                warn("IdleExitSeconds", value, "must be a number of seconds from 0 (never) to 86400")
-            }
+        if let value = accepted("FlushDelay"), let seconds = SettingRule.seconds(value) {
+            flushDelay = Self.duration(seconds)
         }
-        if let value = values["IdleTimeoutSeconds"] {
-            if let seconds = Self.seconds(value), seconds == 0 || (seconds >= 0.1 && seconds <= 86400) {
-                idleTimeout = seconds == 0 ? nil : Self.duration(seconds)
-            } else {
-                warn("IdleTimeoutSeconds", value, "must be 0 (never) or a number of seconds from 0.1 to 86400")
-            }
+        if let value = accepted("IdleExitSeconds"), let seconds = SettingRule.seconds(value) {
+            idleExitDelay = seconds == 0 ? nil : Self.duration(seconds)
         }
-        if let value = values["FrameTimeoutSeconds"] {
-            if let seconds = Self.seconds(value), seconds >= 0.1, seconds <= 3600 {
-                frameTimeout = Self.duration(seconds)
-            } else {
-                warn("FrameTimeoutSeconds", value, "must be a number of seconds from 0.1 to 3600")
-            }
+        if let value = accepted("IdleTimeoutSeconds"), let seconds = SettingRule.seconds(value) {
+            idleTimeout = seconds == 0 ? nil : Self.duration(seconds)
         }
-        if let value = values["LogLevel"] {
-            if case .string(let name) = value, let level = Logger.Level(rawValue: name.lowercased()) {
-                logLevel = level
-            } else {
-                warn("LogLevel", value, "must be one of trace, debug, info, notice, warning, error, critical")
-            }
+        if let value = accepted("FrameTimeoutSeconds"), let seconds = SettingRule.seconds(value) {
+            frameTimeout = Self.duration(seconds)
+        }
+        if case .string(let name)? = accepted("LogLevel"), let level = Logger.Level(rawValue: name.lowercased()) {
+            logLevel = level
         }
         for (key, limit) in Self.limitKeys {
-            guard let value = values[key] else { continue }
-            let range = Self.limitRanges[limit] ?? 1...Int(Int32.max)
-            if case .integer(let integer) = value, let number = integer.int64Value,
-                number >= range.lowerBound, number <= range.upperBound
-            {
+            if case .integer(let integer)? = accepted(key), let number = integer.int64Value {
                 limits[limit] = Int(number)
-            } else {
-                warn(key, value, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }
         }
         var fleetWarnings: [String] = []
@@ -160,15 +136,6 @@ public struct DaemonSettings: Sendable, Equatable {
     func changes(from old: DaemonSettings) -> [String] {
         zip(old.summary, summary).compactMap { before, after in
             before.value == after.value ? nil : "\(after.key) \(before.value) -> \(after.value)"
-        }
-    }
-
-    /// A number of seconds from an integer or a real.
-    private static func seconds(_ value: PlistValue) -> Double? {
-        switch value {
-        case .integer(let integer): integer.int64Value.map(Double.init)
-        case .real(let real) where real.isFinite: real
-        default: nil
         }
     }
 

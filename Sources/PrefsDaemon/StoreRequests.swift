@@ -170,7 +170,7 @@ struct StoreRequests: Sendable {
         case .versionConflict:
             let current = domain.map { store.snapshot(of: $0).sequence }
             return WireError(.versionConflict, message, currentVersion: current)
-        case .encodingFailed:
+        case .encodingFailed, .invalidValue:
             return WireError(.badRequest, message, field: "value")
         case .corruptFile:
             let current = domain.map { store.snapshot(of: $0).sequence }

@@ -9,7 +9,7 @@ public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidDomainName, readOnlyDomain, limitExceeded, corruptFile, ioFailure, unavailable
-            case encodingFailed, versionConflict
+            case encodingFailed, versionConflict, invalidValue
         }
         private let base: Base
 
@@ -29,6 +29,9 @@ public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
         public static let encodingFailed = Code(base: .encodingFailed)
         /// A compare-and-set write found the domain at another sequence number than expected; nothing changed.
         public static let versionConflict = Code(base: .versionConflict)
+        /// A value breaks a rule of its domain (a setting out of its range); the message names the key, the value
+        /// and the rule, and nothing changed.
+        public static let invalidValue = Code(base: .invalidValue)
 
         public var description: String { base.rawValue }
     }

@@ -16,6 +16,9 @@ public struct StoreConfiguration: Sendable {
     /// store first (``PreferencesStore/announceFileContents(_:fleetSources:of:origin:)``), turns it off: its own
     /// writes would only wake the store for nothing.
     package var watchesFleetCache = true
+    /// The rules of the domains that have them (prefsd's settings): a write that breaks one is refused with
+    /// `.invalidValue`, so that a setting is checked when it is written, on every route, not when it is used.
+    package var rules: [DomainRules] = [.prefsd]
 
     /// Creates a configuration.
     /// - Parameters:

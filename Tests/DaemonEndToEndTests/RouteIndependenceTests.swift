@@ -123,6 +123,33 @@ struct RouteIndependenceTests {
         #expect(warnings["on"] == warnings["off"])
     }
 
+    @Test(
+        "a setting of prefsd out of its range is refused when written, on either route, and nothing changes",
+        arguments: [
+            ["write", "prefsd", "MaxConnections", "-int", "0"],
+            ["write", "prefsd", "LogLevel", "loud"],
+            ["write", "prefsd", "{ MaxDepth = 1000; }"],
+            ["write", "prefsd", "IdleTimeoutSeconds", "-float", "0.01", "--", "MaxSuites", "-int", "8"],
+        ])
+    func badDaemonSettingIsRefused(arguments: [String]) throws {
+        var outcomes: [String: (status: Int32, output: String, error: String)] = [:]
+        for route in ["off", "on"] {
+            let home = try DaemonHome()
+            let daemon = route == "on" ? try DaemonProcess(home) : nil
+            try daemon?.waitUntilServing(home)
+            outcomes[route] = try Self.defaults(arguments, in: home, route: route)
+            #expect(try home.storedValues("prefsd") == nil, "\(route): nothing was written")
+            daemon?.signal(SIGTERM)
+            #expect(daemon?.finish() ?? 0 == 0)
+        }
+        #expect(outcomes["off"]?.status == 1)
+        #expect(outcomes["off"]?.error.hasPrefix("defaults: setting ") == true, "\(outcomes)")
+        #expect(outcomes["off"]?.error.hasSuffix("; nothing was changed\n") == true, "\(outcomes)")
+        #expect(outcomes["on"]?.status == outcomes["off"]?.status)
+        #expect(outcomes["on"]?.output == outcomes["off"]?.output)
+        #expect(outcomes["on"]?.error == outcomes["off"]?.error)
+    }
+
     /// Writes the corrupt file, dated ten seconds ago so that no writer waits for a hand edit to settle.
     static func writeCorrupt(_ domain: String, in home: DaemonHome) throws {
         try breakFile(of: domain, .corrupt, in: home)
