@@ -53,6 +53,16 @@ extension CommandRunner {
     ) throws(DefaultsError) {
         // A file given as a path has no layers above it; forced layers hold user and by-host domains' keys.
         guard !target.isFile, target.id.scope == .user || target.id.scope == .byHost else { return }
+        // On the files, a look at the two forced layers (a `stat` each when, as nearly always, they have no file)
+        // before the whole search list is resolved for the message; prefsd resolves in one request.
+        if case .files = storage.route {
+            var forced: PlistDictionary = [:]
+            for scope in [DomainScope.forced, .fleetForced] {
+                let values = try? storage.values(of: DomainID(target.id.name, scope: scope))
+                forced.merge(values ?? [:]) { first, _ in first }
+            }
+            guard keys.contains(where: { forced[$0] != nil }) else { return }
+        }
         let searchList = SearchList(domain: target.id.name)
         for key in keys {
             let resolution = try checked { try storage.resolve(key, in: searchList) }

@@ -338,13 +338,14 @@ package final class DaemonAccess: DomainAccess {
         }
     }
 
-    /// Keeps the daemon's report of a domain file it cannot use (corrupt, unreadable, not a regular file) as a
+    /// Keeps the daemon's report of a domain file it cannot use (corrupt, unreadable, not a regular file, too large) as a
     /// warning for ``takeDiagnostics()``, as the files route's store keeps its own; returns the error unchanged.
     private func noted(_ error: PrefsAccessError, domain: DomainID) -> PrefsAccessError {
         let code: PrefsStoreError.Code? =
             switch error.code {
             case .corrupt: .corruptFile
             case .ioFailure where error.path != nil: .ioFailure
+            case .limitExceeded where error.path != nil: .limitExceeded
             default: nil
             }
         if let code {

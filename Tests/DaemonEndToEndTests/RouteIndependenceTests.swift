@@ -4,8 +4,8 @@ import PrefsPlist
 import PrefsTestSupport
 import Testing
 
-/// The same `defaults` command on a broken domain file (corrupt, a directory, a symbolic link), once on the files and
-/// once through prefsd: the same output, exit status, warnings and files afterwards. A difference between the routes
+/// The same `defaults` command on a broken domain file (corrupt, a directory, a symbolic link, a FIFO, too large),
+/// once on the files and once through prefsd: the same output, exit status, warnings and files afterwards. A difference between the routes
 /// is a failure.
 @Suite("one answer on every route")
 struct RouteIndependenceTests {
@@ -16,7 +16,7 @@ struct RouteIndependenceTests {
 
     /// What stands where a domain's file should be.
     enum Breakage: String, CaseIterable, Sendable {
-        case corrupt, directory, symbolicLink
+        case corrupt, directory, symbolicLink, fifo, tooLarge
     }
 
     /// The commands run on a broken domain, `D` standing for its name; each case has a domain of its own, so that
@@ -170,6 +170,15 @@ struct RouteIndependenceTests {
             try Data("<plist><dict><key>a</key><integer>1</integer></dict></plist>".utf8)
                 .write(to: URL(fileURLWithPath: target))
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        case .fifo:
+            guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): errno \(errno)") }
+        case .tooLarge:
+            // Over the store's 4 MiB domain limit: a valid property list it refuses to read whole.
+            let filler = String(repeating: "x", count: 5 << 20)
+            try Data("<plist><dict><key>a</key><string>\(filler)</string></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -10)], ofItemAtPath: path)
         }
     }
 
