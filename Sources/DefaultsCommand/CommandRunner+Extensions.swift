@@ -23,8 +23,9 @@ extension CommandRunner {
         let paths = environment.userPaths(machineID: try environment.machineID(for: host))
         return try withStorage(paths) { storage throws(DefaultsError) in
             let resolution = try checked { try storage.resolve(key, in: searchList) }
-            // The explanation reports broken layers itself; the store's warnings about them would say it twice.
-            _ = storage.takeDiagnostics()
+            // The explanation reports broken layers itself; the store's warnings about them (each naming its domain)
+            // would say it twice. What concerns no domain (prefsd serving other directories) is said.
+            printWarnings(storage.takeDiagnostics().filter { $0.domain == nil }, except: nil)
             let explanation = KeyExplanation(resolution)
             try console.writeOutput(explanation.text)
             return explanation.winner == nil ? 1 : 0

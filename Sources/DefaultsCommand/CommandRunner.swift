@@ -53,11 +53,13 @@ struct CommandRunner: Sendable {
             guard paths.preferencesDirectory == userDirectory else {
                 return try filesOpener(paths, watchesFiles, firstRead)
             }
-            return try checked {
+            let storage = try checked {
                 try AccessRoute.open(
                     paths: paths, clientName: "defaults", files: fileConfiguration(watchesFiles: watchesFiles),
                     firstRead: firstRead)
             }
+            (storage as? DaemonAccess)?.noteDirectoryMismatch(with: paths)
+            return storage
         }
     }
 

@@ -338,6 +338,11 @@ package final class DaemonAccess: DomainAccess {
         }
     }
 
+    /// Keeps a problem for ``takeDiagnostics()``.
+    func report(_ diagnostic: StoreDiagnostic) {
+        diagnostics.withLock { $0.append(diagnostic) }
+    }
+
     /// Keeps the daemon's report of a domain file it cannot use (corrupt, unreadable, not a regular file, too large) as a
     /// warning for ``takeDiagnostics()``, as the files route's store keeps its own; returns the error unchanged.
     private func noted(_ error: PrefsAccessError, domain: DomainID) -> PrefsAccessError {

@@ -102,14 +102,7 @@ enum ClientSystem {
     /// - Returns: The peer's pid when it is stopped, traced, a zombie or gone; `nil` when it runs (or is not visible:
     ///   another pid namespace).
     static func stoppedPeer(_ descriptor: Int32) -> Int32? {
-        // `struct ucred`, which Glibc's module map hides (it needs `_GNU_SOURCE`): pid, uid, gid.
-        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
-        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-        let peerCredentialsOption: Int32 = 17  // SO_PEERCRED
-        guard getsockopt(descriptor, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0,
-            credentials.pid > 0
-        else { return nil }
-        let pid = credentials.pid
+        guard let pid = peerProcessID(descriptor) else { return nil }
         guard let bytes = try? POSIX.readFile("/proc/\(pid)/stat", maxBytes: 4096) else { return pid }
         // `pid (comm) S …`: the state is the first field after the last `)`.
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")),
@@ -119,6 +112,19 @@ enum ClientSystem {
         case UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: "Z"), UInt8(ascii: "X"): return pid
         default: return nil
         }
+    }
+
+    /// The pid of the process at the other end of a connected Unix socket (`SO_PEERCRED`), or `nil` when it is not
+    /// visible (another pid namespace).
+    static func peerProcessID(_ descriptor: Int32) -> Int32? {
+        // `struct ucred`, which Glibc's module map hides (it needs `_GNU_SOURCE`): pid, uid, gid.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        let peerCredentialsOption: Int32 = 17  // SO_PEERCRED
+        guard getsockopt(descriptor, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0,
+            credentials.pid > 0
+        else { return nil }
+        return credentials.pid
     }
 
     /// Stops both directions of a socket, waking a thread blocked reading it.

@@ -256,6 +256,11 @@ public final class PrefsBlockingClient: Sendable {
         self.firstResult = Mutex(firstResult)
     }
 
+    /// The daemon's process (`SO_PEERCRED`), or `nil` when it is not visible (another pid namespace).
+    package var daemonProcessID: Int32? {
+        connection.withLock { ClientSystem.peerProcessID($0.descriptor) }
+    }
+
     /// The operation itself when it may go out with `hello`: a read, which changes nothing.
     private static func isPipelinable(_ operation: WireOperation) -> WireOperation? {
         switch operation {

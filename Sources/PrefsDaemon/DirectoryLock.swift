@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsPOSIX
+import PrefsStore
 
 /// The claim of one Preferences directory by one prefsd, whatever socket it serves: prefsd is the single writer of
 /// its directory's files, and a second daemon on another socket would write them beside it, each with a cache the
 /// other does not see.
 ///
-/// The claim is an `flock` on `<prefs>/.locks/.prefsd` (a name no domain's lock can have: domain names do not start
-/// with `.`), held for the daemon's lifetime and released by the kernel when it exits, however it exits. The file
-/// holds the holder's pid and socket, so that a refused daemon can name them. The descriptor kept is read-only, so
+/// The claim is an `flock` on `<prefs>/.locks/.prefsd` (``DaemonClaim``), held for the daemon's lifetime and
+/// released by the kernel when it exits, however it exits. The file holds the holder's pid, socket and layers
+/// (``DaemonClaim``), so that a refused daemon can name the holder, and a client can tell whether the daemon it talks
+/// to serves the directories the client means. The descriptor kept is read-only, so
 /// that the daemon does not keep its file system from being remounted read-only.
 final class DirectoryLock: Sendable {
     /// The locked file's descriptor, kept open for the daemon's lifetime.
@@ -17,19 +19,17 @@ final class DirectoryLock: Sendable {
         self.descriptor = descriptor
     }
 
-    /// The lock file of a Preferences directory.
-    static func path(in preferencesDirectory: String) -> String { preferencesDirectory + "/.locks/.prefsd" }
-
-    /// Claims `preferencesDirectory` for this daemon, creating it (and `.locks` in it) 0700 when missing.
+    /// Claims the Preferences directory of `paths` for this daemon, creating it (and `.locks` in it) 0700 when missing.
     /// - Parameters:
-    ///   - preferencesDirectory: The user's Preferences directory.
-    ///   - socketPath: The socket this daemon serves, written in the lock file for a refused daemon to name.
+    ///   - paths: The directories this daemon serves; the claim records its system and shipped layers.
+    ///   - socketPath: The socket this daemon serves, written in the claim for a refused daemon to name.
     /// - Throws: ``PrefsDaemonError``: `directoryInUse` naming the other daemon's pid and socket;
     ///   `systemCallFailed` when the directory or the file cannot be made, except as below.
     /// - Returns: The claim, or `nil` when the directory is read-only or not the user's to write (`EROFS`,
     ///   `EACCES`): no daemon can write it then, so two serving its reads do no harm, and prefsd serves on.
-    static func claim(_ preferencesDirectory: String, socketPath: String) throws(PrefsDaemonError) -> DirectoryLock? {
-        let lockPath = path(in: preferencesDirectory)
+    static func claim(_ paths: StorePaths, socketPath: String) throws(PrefsDaemonError) -> DirectoryLock? {
+        let preferencesDirectory = paths.preferencesDirectory
+        let lockPath = DaemonClaim.path(in: preferencesDirectory)
         var lock: Int32?
         do {
             try makeDirectories(preferencesDirectory + "/.locks")
@@ -54,7 +54,10 @@ final class DirectoryLock: Sendable {
                     + "one prefsd writes one directory: stop it, or give this one another PREFERENCES_HOME",
                 path: lockPath)
         }
-        let record = "pid \(POSIX.processID)\nsocket \(socketPath)\n"
+        let record = DaemonClaim(
+            processID: POSIX.processID, socketPath: socketPath, systemDirectory: paths.systemDirectory,
+            shippedDirectory: paths.shippedDirectory
+        ).text
         do {
             try DaemonSystem.replaceContents(of: lockPath, with: Array(record.utf8))
         } catch {
@@ -73,14 +76,10 @@ final class DirectoryLock: Sendable {
 
     /// `pid N on <socket>` from the holder's record, or what is known when the record cannot be read.
     private static func holder(of lockPath: String) -> String {
-        guard let bytes = try? POSIX.readFile(lockPath, maxBytes: 4096) else { return "pid unknown" }
-        var pid = "unknown"
-        var socket: String?
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            if line.hasPrefix("pid ") { pid = String(line.dropFirst(4)) }
-            if line.hasPrefix("socket ") { socket = String(line.dropFirst(7)) }
-        }
-        return "pid \(pid)" + (socket.map { " on \($0)" } ?? "")
+        guard let bytes = try? POSIX.readFile(lockPath, maxBytes: 4096),
+            let claim = DaemonClaim(text: String(decoding: bytes, as: UTF8.self))
+        else { return "pid unknown" }
+        return "pid \(claim.processID) on \(claim.socketPath)"
     }
 
     /// Creates each missing component of `path` 0700.

@@ -108,8 +108,7 @@ public enum Prefsd {
         // One daemon per Preferences directory, whatever its socket: claimed before the store reads a file.
         let directoryLock: DirectoryLock?
         do {
-            directoryLock = try DirectoryLock.claim(
-                paths.preferencesDirectory, socketPath: activated?.path ?? configuration.socketPath)
+            directoryLock = try DirectoryLock.claim(paths, socketPath: activated?.path ?? configuration.socketPath)
         } catch {
             logger.critical("prefsd stopped: \(error)")
             return 1

@@ -543,6 +543,13 @@ package enum POSIX {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// Why this process may not create files in the directory `path`: the `errno` of `faccessat(W_OK | X_OK)`
+    /// with the effective ids (`EROFS`, `EACCES`, `ENOENT`), or `nil` when it may.
+    package static func writeAccessError(_ path: String) -> Int32? {
+        let (result, code) = retrying { faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) }
+        return result == 0 ? nil : code
+    }
+
     /// Whether a path names an existing directory (following symbolic links, as a path lookup does).
     /// - Parameter path: The path.
     package static func isDirectory(_ path: String) -> Bool {

@@ -101,8 +101,7 @@ enum FileSystem {
     static func writeAccessProblem(_ directory: String) -> String? {
         var path = directory
         while true {
-            let (result, code) = POSIX.retrying { faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) }
-            if result == 0 { return nil }
+            guard let code = POSIX.writeAccessError(path) else { return nil }
             guard code == ENOENT, let slash = path.lastIndex(of: "/"), slash != path.startIndex else {
                 return code == EROFS || code == EACCES ? POSIX.errorText(code) : nil
             }

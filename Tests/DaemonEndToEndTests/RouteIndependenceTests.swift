@@ -150,6 +150,46 @@ struct RouteIndependenceTests {
         #expect(outcomes["on"]?.error == outcomes["off"]?.error)
     }
 
+    @Test("a command whose directories prefsd does not serve says so once, naming both, instead of silently")
+    func directoriesTheDaemonDoesNotServe() throws {
+        let home = try DaemonHome()
+        let daemon = try DaemonProcess(home)
+        try daemon.waitUntilServing(home)
+        let other = try DaemonHome()
+        let otherDaemon = try DaemonProcess(other)
+        try otherDaemon.waitUntilServing(other)
+
+        func warning(_ changes: [String: String]) throws -> String {
+            var environment = home.environment.merging(changes) { $1 }
+            environment["PREFERENCES_DAEMON"] = "on"
+            let result = try runProgram(Self.defaults, ["explain", "prefsd", "FlushDelay"], environment: environment)
+            #expect(result.status == 0, "\(result.error)")
+            return result.error
+        }
+        #expect(try warning([:]) == "", "the daemon serves the command's directories")
+        let system = home.directory.file("elsewhere")
+        #expect(
+            try warning(["PREFERENCES_SYSTEM_DIR": system])
+                == "defaults: warning: prefsd on \(home.socketPath) serves \(home.preferences), but its system layer "
+                + "is \(home.directory.file("system")), not \(system) (PREFERENCES_SYSTEM_DIR); its answers come "
+                + "from its own directories; start it with the same variables, or run with PREFERENCES_DAEMON=off\n")
+        // Another daemon serves the command's Preferences directory, on another socket.
+        #expect(
+            try warning(["PREFERENCES_HOME": other.preferences])
+                == "defaults: warning: prefsd on \(home.socketPath) (pid \(daemon.pid)) does not serve "
+                + "\(other.preferences) (PREFERENCES_HOME): prefsd pid \(otherDaemon.pid) on \(other.socketPath) does; "
+                + "its answers come from its own directories; start it with the same variables, or run with "
+                + "PREFERENCES_DAEMON=off\n")
+        // No daemon serves it at all.
+        otherDaemon.signal(SIGTERM)
+        #expect(otherDaemon.finish() == 0)
+        #expect(
+            try warning(["PREFERENCES_HOME": other.preferences]).contains(
+                "does not serve \(other.preferences) (PREFERENCES_HOME): no prefsd has claimed it"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
     /// Writes the corrupt file, dated ten seconds ago so that no writer waits for a hand edit to settle.
     static func writeCorrupt(_ domain: String, in home: DaemonHome) throws {
         try breakFile(of: domain, .corrupt, in: home)
