@@ -354,8 +354,9 @@ package final class DaemonAccess: DomainAccess {
             default: nil
             }
         if let code {
-            let problem = PrefsStoreError(code, error.message, path: error.path)
-            diagnostics.withLock { $0.append(StoreDiagnostic(severity: .warning, domain: domain, error: problem)) }
+            report(
+                StoreDiagnostic(
+                    severity: .warning, domain: domain, error: PrefsStoreError(code, error.message, path: error.path)))
         }
         return error
     }

@@ -77,6 +77,26 @@ enum DaemonSystem {
         return descriptor
     }
 
+    /// ``lockFile(_:readOnly:)``, waiting half a second for a holder to let go: a lock held a moment longer than its
+    /// daemon (a child forked just then keeps the descriptor until it execs); a daemon that really runs keeps it.
+    /// - Returns: The locked descriptor, or `nil` when another process still holds the lock.
+    static func lockFileSoon(_ path: String, readOnly: Bool = false) throws(SystemCallError) -> Int32? {
+        for _ in 0..<19 {
+            if let lock = try lockFile(path, readOnly: readOnly) { return lock }
+            POSIX.sleep(milliseconds: 25)
+        }
+        return try lockFile(path, readOnly: readOnly)
+    }
+
+    /// Creates a directory and its missing parents 0700 (the umask applies).
+    static func makeDirectories(_ path: String) throws(SystemCallError) {
+        do {
+            try POSIX.makeDirectories(path, mode: 0o700)
+        } catch {
+            throw SystemCallError(error)
+        }
+    }
+
     /// Replaces what an existing file holds with `bytes` (never following a symbolic link).
     static func replaceContents(of path: String, with bytes: [UInt8]) throws(SystemCallError) {
         let (descriptor, openError) = POSIX.retrying { open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) }

@@ -30,17 +30,11 @@ final class DirectoryLock: Sendable {
     static func claim(_ paths: StorePaths, socketPath: String) throws(PrefsDaemonError) -> DirectoryLock? {
         let preferencesDirectory = paths.preferencesDirectory
         let lockPath = DaemonClaim.path(in: preferencesDirectory)
-        var lock: Int32?
+        let lock: Int32?
         do {
-            try makeDirectories(preferencesDirectory + "/.locks")
-            // A lock held a moment longer than its daemon (a child forked just then keeps the descriptor until it
-            // execs) is waited for briefly, as the socket's lock is.
-            for attempt in 0..<20 {
-                // Read-only: a file open for writing would keep the file system from being remounted read-only.
-                lock = try DaemonSystem.lockFile(lockPath, readOnly: true)
-                if lock != nil || attempt == 19 { break }
-                POSIX.sleep(milliseconds: 25)
-            }
+            try DaemonSystem.makeDirectories(preferencesDirectory + "/.locks")
+            // Read-only: a file open for writing would keep the file system from being remounted read-only.
+            lock = try DaemonSystem.lockFileSoon(lockPath, readOnly: true)
         } catch {
             if DaemonSystem.isNotWritable(error) { return nil }
             throw PrefsDaemonError(
@@ -80,14 +74,5 @@ final class DirectoryLock: Sendable {
             let claim = DaemonClaim(text: String(decoding: bytes, as: UTF8.self))
         else { return "pid unknown" }
         return "pid \(claim.processID) on \(claim.socketPath)"
-    }
-
-    /// Creates each missing component of `path` 0700.
-    private static func makeDirectories(_ path: String) throws(PrefsDaemonError.SystemCallError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + String(component)
-            if try DaemonSystem.status(of: prefix) == nil { _ = try DaemonSystem.makeDirectory(prefix, mode: 0o700) }
-        }
     }
 }

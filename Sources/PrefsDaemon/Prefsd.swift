@@ -116,7 +116,7 @@ public enum Prefsd {
         if directoryLock == nil {
             let directory = paths.preferencesDirectory
             logger.warning(
-                "the Preferences directory \(directory) is not writable: serving its reads; writes to it will fail")
+                "the Preferences directory \(directory) is not writable: serving its reads; writes to it are refused")
         }
         defer { directoryLock?.release() }
         let storeLogger = Logger(label: "prefsd.store")

@@ -50,18 +50,12 @@ final class SocketListener: Sendable {
         try prepareDirectory(directoryPath)
 
         let lockPath = path + ".lock"
-        var lock: Int32?
-        // A lock held a moment longer than its daemon (a child forked just then keeps the descriptor until it execs)
-        // is waited for briefly; a daemon that really runs keeps it.
-        for attempt in 0..<20 {
-            do {
-                lock = try DaemonSystem.lockFile(lockPath)
-            } catch {
-                throw PrefsDaemonError(
-                    .systemCallFailed, "cannot take the lock of socket \(path)", path: lockPath, cause: error)
-            }
-            if lock != nil || attempt == 19 { break }
-            POSIX.sleep(milliseconds: 25)
+        let lock: Int32?
+        do {
+            lock = try DaemonSystem.lockFileSoon(lockPath)
+        } catch {
+            throw PrefsDaemonError(
+                .systemCallFailed, "cannot take the lock of socket \(path)", path: lockPath, cause: error)
         }
         guard let lock else {
             throw PrefsDaemonError(

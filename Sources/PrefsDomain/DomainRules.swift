@@ -25,12 +25,6 @@ package struct DomainRules: Sendable {
             + rule.requirement
     }
 
-    /// The names of prefsd's limit settings, in the order its documentation lists them.
-    package static let prefsdLimitKeys = [
-        "MaxFrameBytes", "MaxFrameObjects", "MaxDepth", "MaxDomainBytes", "MaxKeyBytes", "MaxConnections",
-        "MaxSubscriptions", "SubscriptionQueueLength", "MaxSuites", "MaxBufferedFrameBytes",
-    ]
-
     /// prefsd's settings (docs/DAEMON.md, "Settings").
     ///
     /// `MaxDepth` stops at 200 because every layer walks values to their depth (the encoders, the store's size and

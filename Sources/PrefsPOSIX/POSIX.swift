@@ -500,6 +500,30 @@ package enum POSIX {
         throw SystemCallError("mkdir", path: path, errno: code)
     }
 
+    /// Creates a directory and any missing parents with `mode` (the umask applies); an existing directory is fine.
+    /// - Throws: ``SystemCallError`` for the `mkdir` or `stat` that failed, naming the component at fault; `ENOTDIR`
+    ///   when `path` exists and is not a directory.
+    package static func makeDirectories(_ path: String, mode: UInt32) throws(SystemCallError) {
+        // Nearly always there already (every write makes sure of its directories): one `stat` then, not a `mkdir` per
+        // component. Anything else takes the walk below, which names the component at fault.
+        if let status = try? fileStatus(atPath: path, followsSymbolicLinks: true), status.kind == .directory {
+            return
+        }
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            // String + String: `String + Substring` is the generic `+`, whose first call looks up the metadata of
+            // its sequence types at run time (some 150 k instructions).
+            prefix += "/" + String(component)
+            try makeDirectory(prefix, mode: mode)
+        }
+        guard let status = try fileStatus(atPath: path, followsSymbolicLinks: true) else {
+            throw SystemCallError("stat", path: path, errno: ENOENT)
+        }
+        guard status.kind == .directory else {
+            throw SystemCallError("mkdir", path: path, errno: ENOTDIR, reason: "exists and is not a directory")
+        }
+    }
+
     /// The status of the file at a path.
     /// - Parameters:
     ///   - path: The path.

@@ -163,24 +163,7 @@ enum FileSystem {
 
     /// Creates a directory and any missing parents with mode 0700; an existing directory is fine.
     static func makeDirectories(_ path: String) throws(SystemCallError) {
-        // Nearly always there already (every write makes sure of its directories): one `stat` then, not a `mkdir` per
-        // component. Anything else takes the walk below, which names the component at fault.
-        if let status = try? POSIX.fileStatus(atPath: path, followsSymbolicLinks: true), status.kind == .directory {
-            return
-        }
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            // String + String: `String + Substring` is the generic `+`, whose first call looks up the metadata of
-            // its sequence types at run time (some 150 k instructions).
-            prefix += "/" + String(component)
-            try POSIX.makeDirectory(prefix, mode: 0o700)
-        }
-        guard let status = try POSIX.fileStatus(atPath: path, followsSymbolicLinks: true) else {
-            throw failure("stat", path, ENOENT)
-        }
-        guard status.kind == .directory else {
-            throw SystemCallError("mkdir", path: path, errno: ENOTDIR, reason: "exists and is not a directory")
-        }
+        try POSIX.makeDirectories(path, mode: 0o700)
     }
 
     /// The names in a directory, without `.` and `..`; empty when the directory does not exist.

@@ -411,20 +411,21 @@ public final class PreferencesStore: Sendable {
     /// after a write of the domain failed (a remount, a changed mode), so that the check costs nothing otherwise.
     private func checkDirectoryWritable(_ domain: DomainID) throws(PrefsStoreError) {
         guard !isInMemory else { return }
-        let directory = try paths.location(of: domain).directory
+        // A scope has one directory: the path is made only when it is probed, not on every write.
         let probes = state.withLock { state in
-            !state.writableDirectories.contains(directory)
+            !state.writableScopes.contains(domain.scope)
                 || state.slots[domain].flatMap { state.domains[$0].flushError } != nil
         }
         guard probes else { return }
+        let directory = try paths.location(of: domain).directory
         if let problem = FileSystem.writeAccessProblem(directory) {
-            state.withLock { _ = $0.writableDirectories.remove(directory) }
+            state.withLock { _ = $0.writableScopes.remove(domain.scope) }
             throw PrefsStoreError(
                 .ioFailure,
                 "cannot write domain \(domain): its directory \(directory) is not writable (\(problem))",
                 path: directory)
         }
-        state.withLock { _ = $0.writableDirectories.insert(directory) }
+        state.withLock { _ = $0.writableScopes.insert(domain.scope) }
     }
 
     func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {

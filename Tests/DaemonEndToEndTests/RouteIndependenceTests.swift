@@ -19,7 +19,8 @@ struct RouteIndependenceTests {
         case corrupt, directory, symbolicLink, fifo, tooLarge
     }
 
-    /// The commands run on a broken domain, `D` standing for its name; each case has a domain of its own, so that
+    /// The commands run on a broken domain, `D` standing for its name and `IMPORT` for a good property list to import;
+    /// each case has a domain of its own, so that
     /// the daemon meets the broken file the first time it reads the domain, as after a hand edit.
     static let commands: [[String]] = [
         ["write", "D", "b", "-int", "1"],
@@ -32,6 +33,7 @@ struct RouteIndependenceTests {
         ["delete", "D"],
         ["rename", "D", "a", "z"],
         ["export", "D", "-"],
+        ["import", "D", "IMPORT"],
         ["read"],
         ["find", "a"],
         ["domains"],
@@ -235,7 +237,10 @@ struct RouteIndependenceTests {
         _ arguments: [String], domain: String, _ breakage: Breakage, in home: DaemonHome, route: String
     ) throws -> Outcome {
         try breakFile(of: domain, breakage, in: home)
-        let result = try defaults(arguments, in: home, route: route)
+        let imported = home.directory.file("import.plist")
+        try Data("<plist><dict><key>b</key><integer>2</integer></dict></plist>".utf8)
+            .write(to: URL(fileURLWithPath: imported))
+        let result = try defaults(arguments.map { $0 == "IMPORT" ? imported : $0 }, in: home, route: route)
         func comparable(_ text: String) -> String {
             text.replacingOccurrences(of: home.preferences, with: "<preferences>")
                 .replacingOccurrences(of: #"corrupt-\d{8}T\d{6}Z"#, with: "corrupt-<time>", options: .regularExpression)

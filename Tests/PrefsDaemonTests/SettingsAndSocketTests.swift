@@ -46,6 +46,12 @@ struct SettingsAndSocketTests {
             ])
     }
 
+    @Test("every limit has its range in the one rule table that writes are checked against")
+    func everyLimitHasARule() {
+        #expect(DaemonSettings.limitRanges.count == WireLimit.allCases.count)
+        for limit in WireLimit.allCases { #expect(DaemonSettings.limitRanges[limit] != nil, "\(limit)") }
+    }
+
     @Test("the shipped Domains/prefsd.plist is what the daemon reads, and the user's value wins over it")
     func shippedSettings() throws {
         let directory = try TemporaryDirectory(prefix: "prefsd-settings")
