@@ -9,7 +9,8 @@
 # fails).
 #
 # Background, at the lowest priority (`nice -n 19`):
-# - once the debug build is there, the Python client's tests against the built prefsd;
+# - once the debug build is there, the Python client's tests against the built prefsd, and the C library's
+#   (clients/c) then the GSettings backend's (clients/gsettings, with the real gsettings and dconf beside it);
 # from the start:
 # - the release executables (scripts/build-release.sh, in their own build directory, since the foreground holds
 #   .build's lock, and without debug information, which the package strips anyway), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
@@ -96,6 +97,7 @@ step "module layering" scripts/check-dependencies.sh
 step "debug build" "$swift" build --build-tests
 debug_bin="$("$swift" build --show-bin-path)"
 start_lane python "clients/python/run-tests.sh '$debug_bin'"
+start_lane c "clients/c/run-tests.sh '$debug_bin'"
 # The suites that block their threads on processes (fleet on etcd, the daemon's and the command's end-to-end tests)
 # each in a process of their own after the rest, so that they cannot starve the unit tests' asynchronous ones of the
 # cooperative pool's threads (one per core). Apart they take no longer than together (CONTRIBUTING.md).
@@ -121,7 +123,7 @@ cat "$logs/proofs.log"
 echo "== racing-process proofs: $((SECONDS - proofs_start)) s"
 
 # The lanes' results, in a fixed order; the first that failed fails the run.
-for lane in python release fuzz downstream; do
+for lane in python c release fuzz downstream; do
     waited=$SECONDS
     status=0
     wait "${lanes[$lane]}" || status=$?
