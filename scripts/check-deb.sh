@@ -251,6 +251,36 @@ else
     fail "python3-preferences Depends: '$python_depends' (python3 expected)"
 fi
 
+# libpreferences1 and libpreferences-dev: the shared library under its soname, the header, the link and the pkg-config
+# file, in the multiarch directory; the library links nothing but libc and exports only the header's functions.
+multiarch="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
+for package in libpreferences1 libpreferences-dev; do
+    file="$dir/${package}_${version}_${arch}.deb"
+    if [ -f "$file" ]; then dpkg-deb -R "$file" "$work/$package"; else fail "$package: $file is missing"; fi
+done
+library="$work/libpreferences1/usr/lib/$multiarch/libpreferences.so.1"
+if [ -L "$library" ] && [ -f "$library" ]; then
+    soname="$(readelf -d "$library" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
+    needed="$(readelf -d "$library" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')"
+    unversioned="$(readelf --dyn-syms -W "$library" | awk '$7 != "UND" && $8 ~ /^prefs_/ && $8 !~ /@@PREFERENCES_1.0$/' | wc -l)"
+    if [ "$soname" = "libpreferences.so.1" ] && [ "$needed" = "libc.so.6" ] && [ "$unversioned" -eq 0 ]; then
+        pass "libpreferences1: /usr/lib/$multiarch/libpreferences.so.1 (soname $soname, needs $needed, versioned symbols)"
+    else
+        fail "libpreferences1: soname '$soname', needs '$needed', $unversioned unversioned symbols"
+    fi
+else
+    fail "libpreferences1: /usr/lib/$multiarch/libpreferences.so.1 is missing"
+fi
+for path in usr/include/preferences.h "usr/lib/$multiarch/libpreferences.so" "usr/lib/$multiarch/pkgconfig/preferences.pc"; do
+    # The link to the library is dangling here: its target is in libpreferences1.
+    if [ -e "$work/libpreferences-dev/$path" ] || [ -L "$work/libpreferences-dev/$path" ]; then pass "libpreferences-dev: /$path"; else fail "libpreferences-dev: /$path is missing"; fi
+done
+if grep -q "^libdir=/usr/lib/$multiarch$" "$work/libpreferences-dev/usr/lib/$multiarch/pkgconfig/preferences.pc" 2>/dev/null; then
+    pass "preferences.pc: libdir=/usr/lib/$multiarch"
+else
+    fail "preferences.pc does not name libdir=/usr/lib/$multiarch"
+fi
+
 # lintian on the .changes (both packages, and the -dbgsym one): no error. The warnings it prints are the ones
 # docs/PACKAGING.md accepts.
 lintian_output="$(lintian --tag-display-limit 0 --show-overrides "$changes" 2>&1 || true)"
