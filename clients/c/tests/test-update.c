@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Concurrent compare-and-set updates from several processes lose no increment; an update may keep or remove. */
+/* Concurrent compare-and-set updates from several processes, and from several threads sharing one client, lose no
+ * increment; an update may keep or remove. */
+#include <pthread.h>
+
 #include "test-support.h"
+
+#define THREADS 4
 
 #define PROCESSES 8
 #define INCREMENTS 100
@@ -21,6 +26,19 @@ static prefs_update_result keep(const prefs_value *current, prefs_value **replac
     (void)replacement;
     *(bool *)context = current != NULL;
     return PREFS_UPDATE_KEEP;
+}
+
+static void *update_from_thread(void *domain) {
+    int calls = 0;
+    for (int step = 0; step < INCREMENTS; step++) {
+        prefs_error *error = NULL;
+        if (!prefs_domain_update(domain, "threads", increment, &calls, &error)) {
+            fprintf(stderr, "update failed: %s\n", prefs_error_get_message(error));
+            test_failures++;
+        }
+        prefs_error_free(error);
+    }
+    return NULL;
 }
 
 int main(void) {
@@ -58,6 +76,13 @@ int main(void) {
     CHECK(count == PROCESSES * INCREMENTS);
     char output[64];
     CHECK(test_defaults("read com.example.counter count", output, sizeof output) == 0 && atoi(output) == count);
+
+    /* Threads sharing the client: requests are serialised on its connection. */
+    pthread_t threads[THREADS];
+    for (int index = 0; index < THREADS; index++) pthread_create(&threads[index], NULL, update_from_thread, domain);
+    for (int index = 0; index < THREADS; index++) pthread_join(threads[index], NULL);
+    CHECK_OK(prefs_domain_get_int64(domain, "threads", &count, &check_error));
+    CHECK(count == THREADS * INCREMENTS);
 
     bool existed = false;
     CHECK_OK(prefs_domain_update(domain, "count", keep, &existed, &check_error));
