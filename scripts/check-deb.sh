@@ -281,6 +281,23 @@ else
     fail "preferences.pc does not name libdir=/usr/lib/$multiarch"
 fi
 
+# preferences-gsettings-backend: the GIO module in GIO's module directory, on libpreferences, exporting only the three
+# functions GIO looks up.
+gio_deb="$dir/preferences-gsettings-backend_${version}_${arch}.deb"
+module="$work/gsettings/usr/lib/$multiarch/gio/modules/libgiopreferences.so"
+if [ -f "$gio_deb" ] && dpkg-deb -R "$gio_deb" "$work/gsettings" && [ -f "$module" ]; then
+    needed="$(readelf -d "$module" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')"
+    exported="$(readelf --dyn-syms -W "$module" | awk '$7 != "UND" && $5 == "GLOBAL" {print $8}' | sort | paste -sd' ')"
+    if [[ " $needed " == *" libpreferences.so.1 "* && " $needed " == *" libgio-2.0.so.0 "* ]] &&
+        [ "$exported" = "g_io_module_load g_io_module_query g_io_module_unload" ]; then
+        pass "preferences-gsettings-backend: /usr/lib/$multiarch/gio/modules/libgiopreferences.so (needs $needed; exports $exported)"
+    else
+        fail "preferences-gsettings-backend: the module needs '$needed' and exports '$exported'"
+    fi
+else
+    fail "preferences-gsettings-backend: /usr/lib/$multiarch/gio/modules/libgiopreferences.so is missing"
+fi
+
 # lintian on the .changes (both packages, and the -dbgsym one): no error. The warnings it prints are the ones
 # docs/PACKAGING.md accepts.
 lintian_output="$(lintian --tag-display-limit 0 --show-overrides "$changes" 2>&1 || true)"

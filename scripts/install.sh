@@ -11,7 +11,8 @@
 # PREFIX/lib/systemd/user/prefsd.{socket,service} (with @BINDIR@ replaced by PREFIX/bin),
 # PREFIX/share/preferences/domains/ (Domains/, dot files included), the manual pages defaults(1), plutil(1) and
 # prefsd(8) and the shell completions of defaults; libpreferences (PREFIX/lib/libpreferences.so.1,
-# PREFIX/include/preferences.h, PREFIX/lib/pkgconfig/preferences.pc). DESTDIR is honoured. The Debian package (`make deb`) holds the
+# PREFIX/include/preferences.h, PREFIX/lib/pkgconfig/preferences.pc) and the GSettings backend's GIO module. DESTDIR
+# is honoured. The Debian package (`make deb`) holds the
 # same files for PREFIX=/usr, but for defaults and plutil, which it installs in /usr/libexec/preferences as the
 # targets of /usr/bin/defaults and /usr/bin/plutil's alternatives (docs/PACKAGING.md).
 # Afterwards: `systemctl --user daemon-reload && systemctl --user enable --now prefsd.socket` (docs/DAEMON.md).
@@ -82,6 +83,12 @@ libdir="$prefix/lib"
 make --no-print-directory -s -C clients/c install BUILD_DIR="$PWD/.build/c" DESTDIR="$destdir" PREFIX="$prefix" \
     LIBDIR="$libdir"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$destdir$libdir/libpreferences.so.1.0.0"
+# The GSettings backend (clients/gsettings): in GIO's module directory for PREFIX=/usr, else in PREFIX/lib/gio/modules,
+# which GIO reads when GIO_EXTRA_MODULES names it (docs/GSETTINGS.md).
+if [ "$prefix" = /usr ]; then giomoduledir="$(pkg-config --variable=giomoduledir gio-2.0)"; else giomoduledir="$libdir/gio/modules"; fi
+make --no-print-directory -s -C clients/gsettings install BUILD_DIR="$PWD/.build/c" DESTDIR="$destdir" \
+    GIO_MODULE_DIR="$giomoduledir"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$destdir$giomoduledir/libgiopreferences.so"
 
 "$bin/defaults" man > "$destdir$mandir/man1/defaults.1"
 install -m 644 packaging/man/plutil.1 "$destdir$mandir/man1/plutil.1"
@@ -97,7 +104,8 @@ chmod 644 "$destdir$mandir/man1/defaults.1"
 "$bin/prefsd" --completion zsh > "$destdir$prefix/share/zsh/vendor-completions/_prefsd"
 "$bin/prefsd" --completion fish > "$destdir$prefix/share/fish/vendor_completions.d/prefsd.fish"
 
-echo "Installed prefsd, defaults and plutil in $destdir$bindir, libpreferences in $destdir$libdir, the units in"
+echo "Installed prefsd, defaults and plutil in $destdir$bindir, libpreferences in $destdir$libdir, the GSettings"
+echo "backend in $destdir$giomoduledir, the units in"
 echo "$destdir$unitdir, the shipped"
 echo "domains in $destdir$domaindir, the manual pages in $destdir$mandir and the completions in"
 echo "$destdir$prefix/share. Enable the daemon with:"

@@ -13,7 +13,8 @@
 #   (clients/c) then the GSettings backend's (clients/gsettings, with the real gsettings and dconf beside it);
 # from the start:
 # - the release executables (scripts/build-release.sh, in their own build directory, since the foreground holds
-#   .build's lock, and without debug information, which the package strips anyway), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), then
+#   .build's lock, and without debug information, which the package strips anyway), then the hot paths' instruction counts against Benchmarks/Thresholds (counts do not move with load), the GSettings
+#   backend beside dconf (Benchmarks/gsettings.sh, one short round: a table for reading, not a gate), then
 #   the Debian packages built from those executables (dpkg-buildpackage, debian/) and their contents checked;
 # - every fuzz harness built with AddressSanitizer and run for FUZZ_SMOKE_RUNS executions;
 # - a downstream package that depends on this one by URL and uses `Preferences`, built in a temporary directory
@@ -74,6 +75,9 @@ release_lane='
     scripts/instruction-counts.sh "$bin"
     echo "== instruction counts: $((SECONDS - start)) s"
     start=$SECONDS
+    PREFERENCES_C_BUILD_DIR=.build/test-release/c ROUNDS=1 SAMPLES=50 Benchmarks/gsettings.sh "$bin"
+    echo "== GSettings beside dconf: $((SECONDS - start)) s"
+    start=$SECONDS
     changes="$(BIN_DIR="$bin" PREFERENCES_DEB_COMPRESSION="-Zgzip -z1" scripts/build-deb.sh .build/test-release/deb)"
     BIN_DIR="$bin" scripts/check-deb.sh "$changes"
     echo "== Debian packages: $((SECONDS - start)) s"
@@ -97,7 +101,7 @@ step "module layering" scripts/check-dependencies.sh
 step "debug build" "$swift" build --build-tests
 debug_bin="$("$swift" build --show-bin-path)"
 start_lane python "clients/python/run-tests.sh '$debug_bin'"
-start_lane c "clients/c/run-tests.sh '$debug_bin'"
+start_lane c "clients/c/run-tests.sh '$debug_bin' && clients/gsettings/run-tests.sh '$debug_bin'"
 # The suites that block their threads on processes (fleet on etcd, the daemon's and the command's end-to-end tests)
 # each in a process of their own after the rest, so that they cannot starve the unit tests' asynchronous ones of the
 # cooperative pool's threads (one per core). Apart they take no longer than together (CONTRIBUTING.md).
