@@ -50,11 +50,15 @@ typedef struct {
     GMainLoop *loop;
     GThread *thread;
     GSource *retry; /* a timer while some watch waits for prefsd */
+    /* One connection for every watch (libpreferences' watcher), and its descriptor's source: made, dispatched and
+     * freed on the notification thread only. */
+    prefs_watcher *watcher;
+    GSource *watcher_source;
 } PreferencesSettingsBackend;
 
 /*
- * One subscribed name. It is subscribed, dispatched and freed on the notification thread only, so that no
- * prefs_subscription is ever used by two threads; the other fields are guarded by the backend's lock.
+ * One subscribed name. It is subscribed, dispatched and freed on the notification thread only, so that the watcher
+ * and its subscriptions are never used by two threads; the other fields are guarded by the backend's lock.
  */
 struct watch {
     PreferencesSettingsBackend *backend;
@@ -65,8 +69,8 @@ struct watch {
     gboolean connecting;  /* the notification thread is to subscribe it, or is subscribing it */
     gboolean established; /* subscribed, and the reads made before compared with its snapshot */
     GHashTable *seen;     /* until established: key -> the effective value a read gave (a prefs_value, or NULL) */
-    prefs_subscription *subscription; /* NULL until subscribed, and while prefsd cannot be reached */
-    GSource *source;
+    prefs_subscription *subscription; /* on the backend's watcher; NULL until subscribed, and while prefsd cannot
+                                       * be reached */
 };
 
 /* A write of this process: the value written (NULL: a removal, whose effective value is unknown). */
@@ -647,10 +651,6 @@ static void backend_sync(GSettingsBackend *backend) {
 /* ---- Notification --------------------------------------------------------------------------------------------- */
 
 static void watch_free(watch *item) {
-    if (item->source != NULL) {
-        g_source_destroy(item->source);
-        g_source_unref(item->source);
-    }
     prefs_subscription_free(item->subscription);
     g_hash_table_destroy(item->seen);
     g_free(item->name);
@@ -699,34 +699,60 @@ static void on_event(const prefs_event *event, void *context) {
     if (item->key != NULL && strcmp(key, item->key) != 0) return;
     if (is_own_echo(self, item->domain, event)) return;
     char *path = path_of(item, key);
-    /* A file changed on disk may be a forced layer's, which also changes whether the key can be written; the event
-     * does not say which layer moved the value. */
-    if (prefs_event_is_from_file(event)) g_settings_backend_writable_changed(G_SETTINGS_BACKEND(self), path);
+    /* A change of a forced layer also changes whether the key can be written. */
+    const char *scope = prefs_event_get_scope(event);
+    if (strcmp(scope, "forced") == 0 || strcmp(scope, "fleetForced") == 0)
+        g_settings_backend_writable_changed(G_SETTINGS_BACKEND(self), path);
     g_settings_backend_changed(G_SETTINGS_BACKEND(self), path, NULL);
     g_free(path);
 }
 
 static void schedule_retry_locked(PreferencesSettingsBackend *self);
 
+/* On the notification thread: the watcher's descriptor is readable. */
 static gboolean on_ready(gint fd, GIOCondition condition, gpointer data) {
     (void)fd;
     (void)condition;
-    watch *item = data;
-    PreferencesSettingsBackend *self = item->backend;
+    PreferencesSettingsBackend *self = data;
     prefs_error *error = NULL;
-    if (prefs_subscription_dispatch(item->subscription, &error)) return G_SOURCE_CONTINUE;
-    g_warning("the subscription to %s stopped (%s); subscribing again when prefsd answers", item->name,
-              prefs_error_get_message(error));
+    if (prefs_watcher_dispatch(self->watcher, &error)) return G_SOURCE_CONTINUE;
+    g_warning("watching prefsd stopped (%s); subscribing again when prefsd answers", prefs_error_get_message(error));
     prefs_error_free(error);
+    /* Every watch loses its subscription; retry_watches makes a new watcher and subscribes them again. */
+    GPtrArray *lost = g_ptr_array_new();
     g_mutex_lock(&self->lock);
-    prefs_subscription_free(item->subscription);
-    item->subscription = NULL;
-    item->established = FALSE;
-    g_source_unref(item->source);
-    item->source = NULL;
+    GHashTableIter iterator;
+    gpointer value;
+    g_hash_table_iter_init(&iterator, self->watches);
+    while (g_hash_table_iter_next(&iterator, NULL, &value)) {
+        watch *item = value;
+        if (item->subscription == NULL) continue;
+        g_ptr_array_add(lost, item->subscription);
+        item->subscription = NULL;
+        item->established = FALSE;
+    }
     schedule_retry_locked(self);
     g_mutex_unlock(&self->lock);
+    /* Freed without the lock: freeing may deliver other events, whose callbacks take it. */
+    for (guint index = 0; index < lost->len; index++) prefs_subscription_free(g_ptr_array_index(lost, index));
+    g_ptr_array_unref(lost);
+    prefs_watcher_free(self->watcher);
+    self->watcher = NULL;
+    g_source_unref(self->watcher_source);
+    self->watcher_source = NULL;
     return G_SOURCE_REMOVE;
+}
+
+/* On the notification thread: the watcher, made (and its descriptor put in the thread's context) when first
+ * needed; NULL while prefsd cannot be reached. */
+static prefs_watcher *get_watcher(PreferencesSettingsBackend *self, prefs_client *client, prefs_error **error) {
+    if (self->watcher != NULL) return self->watcher;
+    self->watcher = prefs_watcher_new(client, error);
+    if (self->watcher == NULL) return NULL;
+    self->watcher_source = g_unix_fd_source_new(prefs_watcher_get_fd(self->watcher), G_IO_IN);
+    g_source_set_callback(self->watcher_source, G_SOURCE_FUNC(on_ready), self, NULL);
+    g_source_attach(self->watcher_source, self->context);
+    return self->watcher;
 }
 
 /* Subscribes a watch, on the notification thread, without the lock (it waits for prefsd). */
@@ -734,10 +760,11 @@ static prefs_subscription *subscribe_watch(PreferencesSettingsBackend *self, wat
     prefs_client *client = get_client(self);
     if (client == NULL) return NULL;
     prefs_error *error = NULL;
-    prefs_domain *domain = prefs_domain_open(client, item->domain, 0, &error);
+    prefs_watcher *watcher = get_watcher(self, client, &error);
+    prefs_domain *domain = watcher != NULL ? prefs_domain_open(client, item->domain, 0, &error) : NULL;
     /* Flags 0: the effective values, so that forced, system and shipped changes notify too. */
     prefs_subscription *subscription =
-        domain != NULL ? prefs_domain_subscribe(domain, item->key, 0, on_event, item, &error) : NULL;
+        domain != NULL ? prefs_watcher_subscribe(watcher, domain, item->key, 0, on_event, item, &error) : NULL;
     prefs_domain_free(domain);
     if (subscription == NULL)
         note_failure(self, "watching", item->name, error);
@@ -748,14 +775,10 @@ static prefs_subscription *subscribe_watch(PreferencesSettingsBackend *self, wat
 }
 
 /*
- * With the lock, once `item` is subscribed: puts its descriptor in the notification thread's context and compares
- * what was read before with the snapshot. `everything`: prefsd could not be reached before, so every key is notified.
+ * With the lock, once `item` is subscribed: compares what was read before with the snapshot. `everything`: prefsd could not be reached before, so every key is notified.
  * Adds the keys to notify to `paths`.
  */
 static void establish_locked(PreferencesSettingsBackend *self, watch *item, gboolean everything, GPtrArray *paths) {
-    item->source = g_unix_fd_source_new(prefs_subscription_get_fd(item->subscription), G_IO_IN);
-    g_source_set_callback(item->source, G_SOURCE_FUNC(on_ready), item, NULL);
-    g_source_attach(item->source, self->context);
     if (!everything) {
         const prefs_value *values = prefs_subscription_get_values(item->subscription);
         GHashTableIter iterator;
@@ -969,10 +992,19 @@ static void preferences_settings_backend_finalize(GObject *object) {
         /* The thread is gone: this one runs what it left (watches to free). */
         while (g_main_context_iteration(self->context, FALSE)) continue;
     }
+    /* The watcher first, which ends every subscription on it without a callback into this half-freed object. */
+    if (self->watcher_source != NULL) {
+        g_source_destroy(self->watcher_source);
+        g_source_unref(self->watcher_source);
+    }
+    prefs_watcher_free(self->watcher);
     GHashTableIter iterator;
     gpointer value;
     g_hash_table_iter_init(&iterator, self->watches);
-    while (g_hash_table_iter_next(&iterator, NULL, &value)) watch_free(value);
+    while (g_hash_table_iter_next(&iterator, NULL, &value)) {
+        ((watch *)value)->subscription = NULL;
+        watch_free(value);
+    }
     g_hash_table_destroy(self->watches);
     if (self->retry != NULL) {
         g_source_destroy(self->retry);

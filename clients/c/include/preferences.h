@@ -19,9 +19,9 @@
  *   are the caller's, to free with free(). Arguments are copied: nothing keeps a pointer the caller passed, except
  *   where a function says it takes ownership.
  * - Threads. A prefs_client and the domains opened on it may be used from several threads at once: requests on one
- *   client are serialised on its connection. A prefs_value, a prefs_batch and a prefs_subscription are used by one
- *   thread at a time (a const prefs_value may be read by several). Callbacks run on the thread that called the
- *   function that runs them (prefs_domain_update, prefs_subscription_dispatch).
+ *   client are serialised on its connection. A prefs_value, a prefs_batch, a prefs_watcher and its subscriptions are
+ *   used by one thread at a time (a const prefs_value may be read by several). Callbacks run on the thread that
+ *   called the function that runs them (prefs_domain_update, prefs_watcher_dispatch).
  * - Strings are UTF-8 and NUL-terminated. Dates are seconds since 1970-01-01 00:00:00 UTC.
  */
 #ifndef PREFERENCES_H
@@ -307,6 +307,9 @@ const prefs_value *prefs_event_get_old_value(const prefs_event *event);
 const prefs_value *prefs_event_get_new_value(const prefs_event *event);
 const char *prefs_event_get_domain(const prefs_event *event);
 bool prefs_event_get_by_host(const prefs_event *event);
+/* The layer's scope: "user" (the domain, a suite, the global domain), "system", "forced", "fleetForced" or
+ * "fleetDefault". A change of a forced scope may also change whether the key can be written. */
+const char *prefs_event_get_scope(const prefs_event *event);
 /* The process that made the change (0 when unknown, or when it was found on disk: a hand edit, another program). */
 int64_t prefs_event_get_pid(const prefs_event *event);
 /* Whether prefsd found the change on disk rather than receiving it as a request. */
@@ -323,25 +326,52 @@ enum {
 };
 
 /*
- * A subscription on a connection of its own: events for `key` (NULL: every key), the effective values by default.
- * Nothing is delivered until prefs_subscription_dispatch() is called: put prefs_subscription_get_fd() in a poll
- * loop (POLLIN) and dispatch when it is readable. When prefsd restarts, dispatch connects again and delivers a
- * PREFS_EVENT_RESYNC; while prefsd is unreachable the descriptor becomes readable when it is time to try again.
+ * A watcher: one connection to prefsd carrying any number of subscriptions (up to prefsd's maxSubscriptions, 256
+ * by default), and one descriptor for all of them, so that a program watching many domains holds one connection.
+ * Nothing is delivered until prefs_watcher_dispatch() is called: put prefs_watcher_get_fd() in a poll loop
+ * (POLLIN) and dispatch when it is readable. When prefsd restarts, dispatch connects again, subscribes every
+ * subscription again and delivers a PREFS_EVENT_RESYNC to each; while prefsd is unreachable the descriptor becomes
+ * readable when it is time to try again. Used by one thread at a time; the callbacks of its subscriptions run on
+ * that thread, in dispatch and also in prefs_watcher_subscribe() and prefs_subscription_free(), which deliver the
+ * events that arrive while they wait for prefsd (the new subscription's first ones included). A callback must not
+ * subscribe or free a subscription of its own watcher.
+ */
+typedef struct prefs_watcher prefs_watcher;
+
+/* Connects at once (PREFS_ERROR_DAEMON_UNAVAILABLE when prefsd cannot be reached). */
+prefs_watcher *prefs_watcher_new(prefs_client *client, prefs_error **error);
+/* Frees the watcher and the subscriptions still on it (their pointers are then invalid), without a callback. */
+void prefs_watcher_free(prefs_watcher *watcher);
+/* The descriptor to poll for reading; the same number for the watcher's whole life. */
+int prefs_watcher_get_fd(const prefs_watcher *watcher);
+/* Reads what has arrived and runs the callbacks; never blocks. False only for a failure the watcher cannot recover
+ * from (the error says which); an unreachable prefsd is not one. */
+bool prefs_watcher_dispatch(prefs_watcher *watcher, prefs_error **error);
+/* Waits up to `timeout_ms` (-1: forever) for something to dispatch, then dispatches it. */
+bool prefs_watcher_wait(prefs_watcher *watcher, int timeout_ms, prefs_error **error);
+
+/*
+ * A subscription: events for `key` (NULL: every key), the effective values by default. Fails with
+ * PREFS_ERROR_DAEMON_UNAVAILABLE when prefsd cannot be reached now.
  */
 typedef struct prefs_subscription prefs_subscription;
 
+prefs_subscription *prefs_watcher_subscribe(prefs_watcher *watcher, prefs_domain *domain, const char *key,
+                                            unsigned flags, prefs_event_fn callback, void *context,
+                                            prefs_error **error);
+/* A subscription on a watcher of its own, freed with it: for a program that watches one thing. */
 prefs_subscription *prefs_domain_subscribe(prefs_domain *domain, const char *key, unsigned flags,
                                            prefs_event_fn callback, void *context, prefs_error **error);
-/* The descriptor to poll for reading; the same number for the subscription's whole life. */
+/* Its watcher's descriptor (see prefs_watcher_get_fd). */
 int prefs_subscription_get_fd(const prefs_subscription *subscription);
-/* The watched values when the subscription started (or at the last resync), as a dictionary. Borrowed. */
+/* The watched values when the subscription started (or at the last resync), kept current as events arrive, as a
+ * dictionary. Borrowed. */
 const prefs_value *prefs_subscription_get_values(const prefs_subscription *subscription);
-/* Reads what has arrived and runs the callback for each change; never blocks. False only for a failure the
- * subscription cannot recover from (the error says which); an unreachable prefsd is not one. */
+/* Dispatches its watcher (see prefs_watcher_dispatch), which runs the callbacks of every subscription on it. */
 bool prefs_subscription_dispatch(prefs_subscription *subscription, prefs_error **error);
 /* Waits up to `timeout_ms` (-1: forever) for something to dispatch, then dispatches it. */
 bool prefs_subscription_wait(prefs_subscription *subscription, int timeout_ms, prefs_error **error);
-/* Ends the subscription and closes its descriptor. */
+/* Ends the subscription (and closes the watcher of prefs_domain_subscribe's). No callback of it runs afterwards. */
 void prefs_subscription_free(prefs_subscription *subscription);
 
 #ifdef __cplusplus
