@@ -153,7 +153,7 @@ typedef struct prefs_client prefs_client;
  * A client of the prefsd serving `socket_path`, or, for NULL, the one the environment names as docs/PROTOCOL.md
  * says: $PREFSD_SOCKET, else $XDG_RUNTIME_DIR/prefsd/socket, else /run/user/<uid>/prefsd/socket, else
  * /tmp/prefsd-<uid>/socket. Connects at once, so that an unreachable prefsd is reported here
- * (PREFS_ERROR_DAEMON_UNAVAILABLE, naming the socket).
+ * (PREFS_ERROR_DAEMON_UNAVAILABLE, naming the socket); the protocol's hello goes with the first request.
  */
 prefs_client *prefs_client_new(const char *socket_path, prefs_error **error);
 /* Frees the client; its domains must be freed first. */

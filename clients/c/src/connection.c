@@ -74,9 +74,19 @@ bool prefs_connection_send(prefs_connection *connection, const prefs_value *mess
                           "the request is %zu bytes, over prefsd's limit maxFrameBytes (%zu)", length,
                           connection->max_frame_bytes);
     }
-    uint8_t header[4] = {(uint8_t)(length >> 24), (uint8_t)(length >> 16), (uint8_t)(length >> 8), (uint8_t)length};
-    bool ok = send_all(connection, header, 4, error) && send_all(connection, payload, length, error);
-    free(payload);
+    /* The length and the payload in one write: one wake-up of prefsd per request. */
+    uint8_t *frame = realloc(payload, length + 4);
+    if (frame == NULL) {
+        free(payload);
+        return prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory sending a request");
+    }
+    memmove(frame + 4, frame, length);
+    frame[0] = (uint8_t)(length >> 24);
+    frame[1] = (uint8_t)(length >> 16);
+    frame[2] = (uint8_t)(length >> 8);
+    frame[3] = (uint8_t)length;
+    bool ok = send_all(connection, frame, length + 4, error);
+    free(frame);
     return ok;
 }
 
@@ -183,6 +193,27 @@ static void fail_closing(prefs_connection *connection, const prefs_value *event,
     }
 }
 
+static size_t limit_of(const prefs_value *limits, const char *name, size_t fallback);
+static prefs_value *await_reply(prefs_connection *connection, uint64_t id,
+                                void (*on_event)(prefs_value *event, void *context), void *context,
+                                prefs_error **error);
+
+/* The reply to the `hello` sent when the connection was made, read before the first request's: its limits. */
+static bool finish_hello(prefs_connection *connection, prefs_error **error) {
+    connection->hello_pending = false;
+    prefs_value *reply = await_reply(connection, connection->hello_id, NULL, NULL, error);
+    if (reply == NULL) {
+        prefs_connection_close(connection);
+        return false;
+    }
+    const prefs_value *limits = prefs_value_dictionary_get(reply, "limits");
+    connection->max_frame_bytes = limit_of(limits, "maxFrameBytes", PREFS_DEFAULT_MAX_FRAME_BYTES);
+    connection->max_depth = limit_of(limits, "maxDepth", PREFS_DEFAULT_MAX_DEPTH);
+    connection->max_key_bytes = limit_of(limits, "maxKeyBytes", PREFS_DEFAULT_MAX_KEY_BYTES);
+    prefs_value_free(reply);
+    return true;
+}
+
 prefs_value *prefs_connection_call(prefs_connection *connection, prefs_value *request,
                                    void (*on_event)(prefs_value *event, void *context), void *context,
                                    prefs_error **error) {
@@ -194,6 +225,15 @@ prefs_value *prefs_connection_call(prefs_connection *connection, prefs_value *re
         return NULL;
     }
     if (!prefs_connection_send(connection, request, error)) return NULL;
+    /* The request went out behind the hello (pipelining, docs/PROTOCOL.md): one round trip for both. */
+    if (connection->hello_pending && !finish_hello(connection, error)) return NULL;
+    return await_reply(connection, id, on_event, context, error);
+}
+
+/* Reads until the reply to request `id`; events before it go to `on_event`. */
+static prefs_value *await_reply(prefs_connection *connection, uint64_t id,
+                                void (*on_event)(prefs_value *event, void *context), void *context,
+                                prefs_error **error) {
     for (;;) {
         prefs_value *message = prefs_connection_receive(connection, true, NULL, error);
         if (message == NULL) return NULL;
@@ -293,25 +333,31 @@ bool prefs_connection_open(prefs_connection *connection, const char *socket_path
         return false;
     }
     connection->fd = fd;
+    /* The hello is sent now and its reply read with the first request's (finish_hello), which keeps the defaults'
+     * limits for that request's own checks; prefsd checks its limits itself. */
     prefs_value *hello = prefs_request_new("hello");
     prefs_value *version = prefs_value_new_integer(1);
-    if (hello == NULL || version == NULL || !prefs_value_dictionary_set(hello, "version", version) ||
-        !set_string(hello, "client", "libpreferences " "1.0.0")) {
+    prefs_value *id = prefs_value_new_unsigned(connection->next_id);
+    bool made = hello != NULL && version != NULL && id != NULL && prefs_value_dictionary_set(hello, "version", version);
+    if (made) version = NULL;
+    made = made && prefs_value_dictionary_set(hello, "id", id);
+    if (made) id = NULL;
+    made = made && set_string(hello, "client", "libpreferences " "1.0.0");
+    prefs_value_free(version);
+    prefs_value_free(id);
+    if (!made) {
         prefs_value_free(hello);
         prefs_connection_release(connection);
         return prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    prefs_value *reply = prefs_connection_call(connection, hello, NULL, NULL, error);
+    connection->hello_id = connection->next_id++;
+    bool sent = prefs_connection_send(connection, hello, error);
     prefs_value_free(hello);
-    if (reply == NULL) {
+    if (!sent) {
         prefs_connection_release(connection);
         return false;
     }
-    const prefs_value *limits = prefs_value_dictionary_get(reply, "limits");
-    connection->max_frame_bytes = limit_of(limits, "maxFrameBytes", PREFS_DEFAULT_MAX_FRAME_BYTES);
-    connection->max_depth = limit_of(limits, "maxDepth", PREFS_DEFAULT_MAX_DEPTH);
-    connection->max_key_bytes = limit_of(limits, "maxKeyBytes", PREFS_DEFAULT_MAX_KEY_BYTES);
-    prefs_value_free(reply);
+    connection->hello_pending = true;
     return true;
 }
 
@@ -319,6 +365,7 @@ void prefs_connection_close(prefs_connection *connection) {
     if (connection->fd >= 0) close(connection->fd);
     connection->fd = -1;
     connection->buffered = 0;
+    connection->hello_pending = false;
 }
 
 void prefs_connection_release(prefs_connection *connection) {

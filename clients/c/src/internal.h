@@ -76,6 +76,8 @@ typedef struct prefs_connection {
     int fd;
     char *socket_path;
     uint64_t next_id;
+    uint64_t hello_id;
+    bool hello_pending; /* the hello's reply is read before the first request's */
     uint8_t *buffer; /* bytes read and not yet decoded */
     size_t buffered, capacity;
     size_t max_frame_bytes;
