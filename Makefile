@@ -84,6 +84,7 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release FleetBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release PlistRatios
 	@Benchmarks/cli-defaults.sh --runs 60
+	@Benchmarks/gsettings.sh "$(BIN_DIR)"
 	@Benchmarks/footprint.sh
 
 # Fuzzing (opt-in, not part of CI): every harness for FUZZ_RUNS executions, or only FUZZ_HARNESSES; see docs/FUZZING.md.
