@@ -96,10 +96,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The one client-side layer of `defaults` and `Preferences`: prefsd or the files, atomic updates.
+        // GVariant text (what g_variant_print writes, and dconf dump prints) parsed, and the one mapping of GVariant
+        // values to property-list values, the GSettings backend's (docs/GSETTINGS.md). Pure: text in, values out.
+        .target(
+            name: "PrefsGVariant",
+            dependencies: ["PrefsPlist"]
+        ),
+        // The one client-side layer of `defaults` and `Preferences`: prefsd or the files, atomic updates, the other
+        // programs' settings that `migrate` adopts.
         .target(
             name: "PrefsAccess",
-            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient"]
+            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient", "PrefsGVariant"]
         ),
         .target(
             name: "Preferences",
@@ -239,6 +246,10 @@ let package = Package(
         .testTarget(
             name: "PrefsPlistTests",
             dependencies: ["PrefsPlist", "PrefsTestSupport"]
+        ),
+        .testTarget(
+            name: "PrefsGVariantTests",
+            dependencies: ["PrefsGVariant", "PrefsPlist"]
         ),
         .testTarget(
             name: "PrefsDomainTests",

@@ -159,7 +159,7 @@ extension Invocation {
         case "fleet":
             return .fleet(try FleetCommand.parse(&reader))
         case "migrate":
-            var sources = MigrationSource.Kind.allCases
+            var sources = MigrationSource.Kind.defaultKinds
             var overwrite = false
             var dryRun = false
             while let option = reader.peek(), option.hasPrefix("-"), !option.hasPrefix("-g"), option != "-app" {
@@ -167,7 +167,7 @@ extension Invocation {
                 switch option {
                 case "-from":
                     guard let name = reader.next(), let kind = MigrationSource.Kind(rawValue: name) else {
-                        throw .usage("-from takes foundation or gnustep")
+                        throw .usage("-from takes foundation, gnustep or dconf")
                     }
                     sources = [kind]
                 case "-overwrite": overwrite = true

@@ -41,7 +41,8 @@ package struct Invocation: Sendable, Equatable {
         case explain(DomainSelector, key: String, suites: [DomainSelector])
         /// `fleet write|read|delete|list …`: edit the managed domains in etcd.
         case fleet(FleetCommand)
-        /// `migrate [-from foundation|gnustep] [-overwrite] [-dry-run] [<domain>...]`; `sources` in the order read.
+        /// `migrate [-from foundation|gnustep|dconf] [-overwrite] [-dry-run] [<domain>...]`; `sources` in the order read
+        /// (Foundation then GNUstep without `-from`).
         case migrate(sources: [MigrationSource.Kind], domains: [DomainSelector], overwrite: Bool, dryRun: Bool)
         /// `completion <shell>`.
         case completion(Shell)

@@ -285,11 +285,12 @@ package struct Verb: Sendable {
             "migrate",
             forms: [
                 Form(
-                    "migrate [-from foundation | gnustep] [-overwrite] [-dry-run] [<domain>...]",
-                    "adopts settings Foundation or GNUstep apps wrote", isExtension: true)
+                    "migrate [-from foundation | gnustep | dconf] [-overwrite] [-dry-run] [<domain>...]",
+                    "adopts settings from Foundation, GNUstep or dconf", isExtension: true)
             ],
             options: [
-                Option(name: "-from", values: ["foundation", "gnustep"]), Option(name: "-overwrite", values: []),
+                Option(name: "-from", values: ["foundation", "gnustep", "dconf"]),
+                Option(name: "-overwrite", values: []),
                 Option(name: "-dry-run", values: []),
             ],
             slots: [.domain],
@@ -298,11 +299,20 @@ package struct Verb: Sendable {
                     + "~/.config by default) or GNUstep ($GNUSTEP_USER_DEFAULTS_DIR, else ~/GNUstep/Defaults) wrote, "
                     + "for the domains named, or for every domain such a file exists for; NSGlobalDomain.plist is the "
                     + "global domain. Without -from, Foundation's files are read first, then GNUstep's.",
+                "-from dconf adopts GNOME's settings from the user's dconf database ($XDG_CONFIG_HOME/dconf/user), "
+                    + "read with dconf dump / (dconf-cli): each dconf directory, such as /org/gnome/desktop/interface/, "
+                    + "is the domain org.gnome.desktop.interface, and each value is stored as the GSettings backend "
+                    + "stores it: booleans, integers, doubles, strings, string arrays, byte strings and string-keyed "
+                    + "dictionaries as themselves, any other type tagged: a dictionary whose one key, $gvariant, holds "
+                    + "the value's text (docs/GSETTINGS.md). A directory that names no domain (a component with '.', "
+                    + "a space or another character outside A-Z a-z 0-9 _ -) and keys at the root are skipped and "
+                    + "listed on standard error. dconf is read only with -from dconf.",
                 "Each domain is one atomic change: keys it lacks are taken, keys already set here are kept (-overwrite "
-                    + "replaces them), nothing is removed, and the other program's files are left untouched. Prints "
-                    + "one line per domain saying what it took, replaced and kept; -dry-run prints the same and "
-                    + "changes nothing. Each adoption is recorded in the domain preferences.migrations. Exits with "
-                    + "status 1 when a file could not be read or a domain could not be written.",
+                    + "replaces them), nothing is removed, and the other program's files (or dconf database) are left "
+                    + "untouched. Prints one line per domain saying what it took, replaced and kept; -dry-run prints "
+                    + "the same and changes nothing. Each adoption is recorded in the domain preferences.migrations. "
+                    + "Exits with status 1 when a file or a dconf value could not be read or a domain could not be "
+                    + "written.",
             ],
             isExtension: true),
         Verb(

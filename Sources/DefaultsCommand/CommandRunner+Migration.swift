@@ -5,9 +5,10 @@ import PrefsPlist
 import PrefsStore
 
 extension CommandRunner {
-    /// `migrate`: adopts the settings Foundation or GNUstep apps wrote, one atomic change per domain, and prints what
-    /// each domain took, replaced and kept.
-    /// - Returns: 0, or 1 when a file could not be read or a domain could not be written (the others are still done).
+    /// `migrate`: adopts the settings Foundation or GNUstep apps wrote, or the user's dconf database holds, one atomic
+    /// change per domain, and prints what each domain took, replaced and kept.
+    /// - Returns: 0, or 1 when a file or a dconf value could not be read or a domain could not be written (the others
+    ///   are still done).
     func migrate(
         from kinds: [MigrationSource.Kind], domains selectors: [DomainSelector], overwrite: Bool, dryRun: Bool,
         host: HostSelector
@@ -31,7 +32,60 @@ extension CommandRunner {
             var failed = false
             var found = false
             var adopted: [(domain: DomainName, kind: MigrationSource.Kind)] = []
+            // One domain adopted (or compared, in a dry run), and its line printed.
+            func adopt(_ values: PlistDictionary, _ name: DomainName, _ source: MigrationSource) throws(DefaultsError) {
+                let plan: MigrationPlan
+                do throws(PrefsAccessError) {
+                    plan = try storage.migrate(
+                        values, into: DomainID(name, scope: scope), overwrite: overwrite, dryRun: dryRun)
+                } catch {
+                    console.writeError("defaults: \(name.rawValue) from \(source.kind.rawValue): \(error.message)\n")
+                    failed = true
+                    return
+                }
+                try console.writeOutput(Self.describe(plan, of: name, from: source, dryRun: dryRun) + "\n")
+                if !dryRun { adopted.append((name, source.kind)) }
+            }
             for source in sources {
+                if source.kind == .dconf {
+                    let settings: DconfSettings
+                    do throws(PrefsAccessError) {
+                        settings = try DconfDatabase(source, searchPath: environment.variables["PATH"]).read()
+                    } catch {
+                        console.writeError("defaults: \(error.message)\n")
+                        failed = true
+                        continue
+                    }
+                    for warning in settings.warnings { console.writeError("defaults: dconf dump: \(warning)\n") }
+                    if settings.omitsSettings {
+                        console.writeError(
+                            "defaults: dconf dump / left out keys or directories whose names a key file cannot hold "
+                                + "(with '=', '[', ']' or a control character, or a space at either end): they are not "
+                                + "adopted\n")
+                        failed = true
+                    }
+                    for problem in settings.malformedLines {
+                        console.writeError("defaults: \(problem.message)\n")
+                        failed = true
+                    }
+                    if named.isEmpty {
+                        for skipped in settings.skipped {
+                            console.writeError("defaults: skipped dconf \(skipped.description)\n")
+                        }
+                    }
+                    let domains = named.isEmpty ? settings.domains : named.compactMap { settings.domain(named: $0) }
+                    for domain in domains {
+                        found = true
+                        for problem in domain.problems {
+                            console.writeError(
+                                "defaults: \(domain.name.rawValue) from dconf: \(problem.message); its other keys are "
+                                    + "adopted\n")
+                            failed = true
+                        }
+                        try adopt(domain.values, domain.name, source)
+                    }
+                    continue
+                }
                 var domains = named
                 if named.isEmpty {
                     do throws(PrefsAccessError) {
@@ -47,20 +101,18 @@ extension CommandRunner {
                     }
                 }
                 for domain in domains {
-                    let plan: MigrationPlan
+                    let values: PlistDictionary
                     do throws(PrefsAccessError) {
-                        guard let values = try source.values(of: domain) else { continue }
-                        found = true
-                        plan = try storage.migrate(
-                            values, into: DomainID(domain, scope: scope), overwrite: overwrite, dryRun: dryRun)
+                        guard let read = try source.values(of: domain) else { continue }
+                        values = read
                     } catch {
                         console.writeError(
                             "defaults: \(domain.rawValue) from \(source.kind.rawValue): \(error.message)\n")
                         failed = true
                         continue
                     }
-                    try console.writeOutput(Self.describe(plan, of: domain, from: source, dryRun: dryRun) + "\n")
-                    if !dryRun { adopted.append((domain, source.kind)) }
+                    found = true
+                    try adopt(values, domain, source)
                 }
             }
             if !found && !failed {
@@ -79,7 +131,8 @@ extension CommandRunner {
     }
 
     /// `com.example.App from foundation (/home/ada/.config/com.example.App.plist): took Count, Theme; kept Mode
-    /// (set here; -overwrite replaces it)`.
+    /// (set here; -overwrite replaces it)`; for dconf, the dconf directory in parentheses
+    /// (`org.gnome.desktop.interface from dconf (/org/gnome/desktop/interface/): took …`).
     static func describe(
         _ plan: MigrationPlan, of domain: DomainName, from source: MigrationSource, dryRun: Bool
     ) -> String {

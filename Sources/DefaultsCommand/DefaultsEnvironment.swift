@@ -7,7 +7,8 @@ import PrefsStore
 /// directory (for relative file paths) and the host name (for `-host`). Tests pass their own.
 struct DefaultsEnvironment: Sendable {
     /// The variables `StorePaths` reads (`PREFERENCES_HOME`, `XDG_CONFIG_HOME`, `HOME`, `PREFERENCES_SYSTEM_DIR`,
-    /// `PREFERENCES_DOMAINS_DIR`, `PREFERENCES_MACHINE_ID`), `GNUSTEP_USER_DEFAULTS_DIR`, which `migrate` reads, and
+    /// `PREFERENCES_DOMAINS_DIR`, `PREFERENCES_MACHINE_ID`), `GNUSTEP_USER_DEFAULTS_DIR` and `PATH` (where `dconf` is),
+    /// which `migrate` reads, and
     /// the fleet's endpoints, prefix, user, password file and TLS files, which `fleet` reads, and `XDG_RUNTIME_DIR`,
     /// where the locks of a domain given as a file path go.
     var variables: [String: String]
@@ -24,7 +25,7 @@ struct DefaultsEnvironment: Sendable {
         "GNUSTEP_USER_DEFAULTS_DIR", "PREFERENCES_MACHINE_ID", "PREFERENCES_FLEET_ENDPOINTS",
         "PREFERENCES_FLEET_PREFIX", "PREFERENCES_FLEET_USER", "PREFERENCES_FLEET_PASSWORD_FILE",
         "PREFERENCES_FLEET_CA_FILE", "PREFERENCES_FLEET_CERTIFICATE_FILE", "PREFERENCES_FLEET_KEY_FILE",
-        "XDG_RUNTIME_DIR",
+        "XDG_RUNTIME_DIR", "PATH",
     ]
 
     /// This process's environment.

@@ -1,5 +1,6 @@
-import PrefsCommandLine
 // SPDX-License-Identifier: Apache-2.0
+import PrefsAccess
+import PrefsCommandLine
 import PrefsPlist
 import Testing
 
@@ -127,6 +128,17 @@ import Testing
         #expect(try parse(["--help", "anything"]).command == .help)
         #expect(try parse(["remove", "D"]).command == .delete(.name("D"), key: nil))
         #expect(try parse(["import", "D"]).command == .importDomain(.name("D"), source: nil))
+    }
+
+    @Test func migrateReadsFoundationThenGNUstepUnlessToldWhich() throws {
+        #expect(
+            try parse(["migrate"]).command
+                == .migrate(sources: [.foundation, .gnustep], domains: [], overwrite: false, dryRun: false))
+        #expect(
+            try parse(["migrate", "-from", "dconf", "-dry-run", "org.gnome.desktop.interface"]).command
+                == .migrate(
+                    sources: [.dconf], domains: [.name("org.gnome.desktop.interface")], overwrite: false, dryRun: true))
+        #expect(usageReason(["migrate", "-from", "kde"]) == "defaults: -from takes foundation, gnustep or dconf\n")
     }
 
     /// The parser resolves verbs without the table (``Verb/canonicalName(_:)``); both must know the same verbs.

@@ -60,8 +60,8 @@ let helpText = """
       fleet list [-forced|-default] [-all | -group <name> | -host <id>]
                                            lists the fleet-managed domains
       fleet status                         shows this host's fleet state, from its prefsd
-      migrate [-from foundation | gnustep] [-overwrite] [-dry-run] [<domain>...]
-                                           adopts settings Foundation or GNUstep apps wrote
+      migrate [-from foundation | gnustep | dconf] [-overwrite] [-dry-run] [<domain>...]
+                                           adopts settings from Foundation, GNUstep or dconf
       completion (bash | zsh | fish)       prints a shell completion script
       man                                  prints this manual page (roff)
       -keypath <key path>                  in place of <key> for read, read-type, write, delete:

@@ -4,7 +4,8 @@ import PrefsPlist
 import PrefsTestSupport
 import Testing
 
-/// `defaults migrate`, on files the real Foundation `UserDefaults` and the real GNUstep `defaults` wrote.
+/// `defaults migrate`, on files the real Foundation `UserDefaults` and the real GNUstep `defaults` wrote, and on a
+/// database the real dconf wrote.
 @Suite("defaults migrate")
 struct MigrateTests {
     static let foundationWriter = BuiltProduct("FoundationDefaultsFixture")
@@ -171,5 +172,158 @@ struct MigrateTests {
                 "Count": 3, "Tags": ["red", "green"], "Sizes": ["small": 1, "large": 2.5],
             ])
         #expect(try stored(sandbox, "NSGlobalDomain") == ["Locale": "fr_FR"])
+    }
+
+    // MARK: dconf
+
+    /// Writes keys into the sandbox's dconf database with the real `dconf write`.
+    func writeWithDconf(_ sandbox: Sandbox, _ entries: [(key: String, value: String)]) throws {
+        let result = try RealDconf.write(
+            entries, environment: sandbox.environment, log: sandbox.directory.file("dconf.log"))
+        #expect(result.status == 0, "\(result)")
+    }
+
+    static let dconfEntries: [(key: String, value: String)] = [
+        ("/org/example/editor/theme", "'dark'"), ("/org/example/editor/count", "uint32 5"),
+        ("/org/example/editor/ratio", "2.5"), ("/org/example/editor/enabled", "true"),
+        ("/org/example/editor/tags", "['a', 'b']"), ("/org/example/editor/blob", "b'xy'"),
+        ("/org/example/editor/names", "{'k': 'v'}"), ("/org/example/editor/huge", "uint64 18446744073709551615"),
+        ("/org/example/editor/options", "{'size': <int64 3>, 'name': <'n'>, 'far': <int64 5000000000>}"),
+        ("/org/example/editor/pair", "(1, 'x')"), ("/org/example/editor/maybe", "@ms nothing"),
+        ("/org/example/editor/window/size", "(800, 600)"), ("/org/example/Odd.Dir/k", "1"), ("/rootkey", "1"),
+    ]
+
+    static let dconfValues: PlistDictionary = [
+        "theme": "dark", "count": 5, "ratio": 2.5, "enabled": true, "tags": ["a", "b"], "blob": .data([120, 121, 0]),
+        "names": ["k": "v"], "huge": .integer(PlistInteger(UInt64.max)),
+        "options": ["size": ["$gvariant": "int64 3"], "name": "n", "far": 5_000_000_000],
+        "pair": ["$gvariant": "(1, 'x')"], "maybe": ["$gvariant": "@ms nothing"],
+    ]
+
+    @Test("-from dconf adopts a database the real dconf wrote: natural and tagged values, skipped paths, records")
+    func dconfDatabaseIsAdopted() throws {
+        guard RealDconf.isAvailable else {
+            print(RealDconf.missing)
+            return
+        }
+        let sandbox = try Sandbox()
+        try writeWithDconf(sandbox, Self.dconfEntries)
+        #expect(sandbox.exists("config/dconf/user"))
+        try sandbox.succeed(["write", "org.example.editor", "theme", "light"])
+
+        // Without -from, dconf is not read.
+        let plain = try sandbox.run(["migrate"])
+        let config = sandbox.directory.path + "/config"
+        expectRun(
+            plain, stderr: "defaults: no settings in \(config) or \(sandbox.directory.path)/GNUstep/Defaults\n")
+        #expect(try stored(sandbox, "org.example.editor") == ["theme": "light"])
+
+        let skipped =
+            "defaults: skipped dconf / (1 key): keys at the root of dconf belong to no directory, so to no domain\n"
+            + "defaults: skipped dconf /org/example/Odd.Dir/ (1 key): component 'Odd.Dir' contains '.', which would "
+            + "be ambiguous in a domain name (each '/' becomes a '.')\n"
+        let dryRun = try sandbox.run(["migrate", "-from", "dconf", "-dry-run"])
+        expectRun(
+            dryRun,
+            stdout: "org.example.editor from dconf (/org/example/editor/): would take blob, count, enabled, huge, "
+                + "maybe, names, options, pair, ratio, tags; would keep theme (set here; -overwrite replaces it)\n"
+                + "org.example.editor.window from dconf (/org/example/editor/window/): would take size\n",
+            stderr: skipped)
+        #expect(try stored(sandbox, "org.example.editor") == ["theme": "light"])
+        #expect(try stored(sandbox, "org.example.editor.window") == nil)
+
+        let result = try sandbox.run(["migrate", "-from", "dconf"])
+        expectRun(
+            result,
+            stdout: "org.example.editor from dconf (/org/example/editor/): took blob, count, enabled, huge, maybe, "
+                + "names, options, pair, ratio, tags; kept theme (set here; -overwrite replaces it)\n"
+                + "org.example.editor.window from dconf (/org/example/editor/window/): took size\n",
+            stderr: skipped)
+        var expected = Self.dconfValues
+        expected["theme"] = "light"
+        #expect(try stored(sandbox, "org.example.editor") == expected)
+        #expect(try stored(sandbox, "org.example.editor.window") == ["size": ["$gvariant": "(800, 600)"]])
+        expectRun(try sandbox.run(["read", "org.example.editor", "count"]), stdout: "5\n")
+        expectRun(try sandbox.run(["read", "org.example.editor", "tags"]), stdout: "(\n    a,\n    b\n)\n")
+        expectRun(
+            try sandbox.run(["read", "org.example.editor", "pair"]), stdout: "{\n    \"$gvariant\" = \"(1, 'x')\";\n}\n"
+        )
+        let records = try stored(sandbox, "preferences.migrations")
+        for domain in ["dconf:org.example.editor", "dconf:org.example.editor.window"] {
+            guard case .date? = records?[domain] else {
+                Issue.record("\(domain) was not recorded: \(String(describing: records))")
+                continue
+            }
+        }
+
+        // Named domains only; -overwrite replaces the key set here; the database is left as it was.
+        let before = sandbox.contents("config/dconf/user")
+        let overwrite = try sandbox.run(["migrate", "-from", "dconf", "-overwrite", "org.example.editor"])
+        expectRun(
+            overwrite,
+            stdout: "org.example.editor from dconf (/org/example/editor/): replaced theme; 10 already the same\n")
+        #expect(try stored(sandbox, "org.example.editor") == Self.dconfValues)
+        #expect(sandbox.contents("config/dconf/user") == before)
+        let missing = try sandbox.run(["migrate", "-from", "dconf", "org.example.none"])
+        expectRun(missing, status: 1, stderr: "defaults: no settings for org.example.none in \(config)/dconf\n")
+    }
+
+    @Test("-from dconf: no database is nothing to adopt; a database without dconf installed is an error saying so")
+    func dconfMissing() throws {
+        let sandbox = try Sandbox()
+        let config = sandbox.directory.path + "/config"
+        expectRun(try sandbox.run(["migrate", "-from", "dconf"]), stderr: "defaults: no settings in \(config)/dconf\n")
+        try sandbox.write("config/dconf/user", "GVariant")
+        try FileManager.default.createDirectory(
+            atPath: sandbox.directory.file("empty-bin"), withIntermediateDirectories: true)
+        var environment = sandbox.environment
+        environment["PATH"] = sandbox.directory.file("empty-bin")
+        let result = try sandbox.defaults.run(["migrate", "-from", "dconf"], environment: environment)
+        expectRun(result, status: 1, stderr: "defaults: dconf is not installed (apt-get install dconf-cli)\n")
+    }
+
+    @Test("-from dconf: a value that is not GVariant text is reported by path and key, the rest adopted, exit 1")
+    func dconfBadValues() throws {
+        // A stand-in for dconf that prints a dump the real one never would, so that the errors can be seen.
+        let sandbox = try Sandbox()
+        try sandbox.write("config/dconf/user", "GVariant")
+        try sandbox.write(
+            "bin/dconf",
+            #"""
+            #!/bin/sh
+            read -r profile
+            [ "$1 $2" = "dump /" ] && [ "$DCONF_PROFILE" = /dev/stdin ] && [ "$profile" = user-db:user ] || exit 3
+            printf '[org/example/app]\ngood=int64 -3\nbad=\047unterminated\nworse=int65 3\n\n[org/example/other]\nfine=true\n'
+            """#)
+        chmod(sandbox.directory.file("bin/dconf"), 0o755)
+        var environment = sandbox.environment
+        environment["PATH"] = sandbox.directory.file("bin")
+        let result = try sandbox.defaults.run(["migrate", "-from", "dconf"], environment: environment)
+        #expect(result.status == 1, "\(result)")
+        #expect(
+            result.standardOutput
+                == "org.example.app from dconf (/org/example/app/): took good\n"
+                + "org.example.other from dconf (/org/example/other/): took fine\n")
+        #expect(
+            result.standardError.contains(
+                "defaults: org.example.app from dconf: dconf key /org/example/app/bad: its value 'unterminated is not "
+                    + "GVariant text: unterminated string constant (at byte 0); its other keys are adopted\n"),
+            "\(result)")
+        #expect(
+            result.standardError.contains(
+                "defaults: org.example.app from dconf: dconf key /org/example/app/worse: its value int65 3 is not "
+                    + "GVariant text: unknown keyword 'int65' (at byte 0)"),
+            "\(result)")
+        #expect(try stored(sandbox, "org.example.app") == ["good": -3])
+        #expect(try stored(sandbox, "org.example.other") == ["fine": true])
+
+        // dconf failing is an error naming it.
+        try sandbox.write("bin/dconf", "#!/bin/sh\necho 'error: something broke' >&2\nexit 2\n")
+        chmod(sandbox.directory.file("bin/dconf"), 0o755)
+        let failing = try sandbox.defaults.run(["migrate", "-from", "dconf"], environment: environment)
+        expectRun(
+            failing, status: 1,
+            stderr: "defaults: \(sandbox.directory.file("bin/dconf")) dump / exited with status 2, reading "
+                + "\(sandbox.directory.path)/config/dconf/user: error: something broke\n")
     }
 }

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test(
-        "sources are found where Foundation and GNUstep put them",
+        "sources are found where Foundation, GNUstep and dconf put them",
         arguments: [
             (MigrationSource.Kind.foundation, ["HOME": "/home/ada"], "/home/ada/.config"),
             (.foundation, ["HOME": "/home/ada", "XDG_CONFIG_HOME": "/cfg"], "/cfg"),
@@ -48,6 +48,8 @@ import Testing
                 "/home/ada/Library/Defaults"
             ),
             (.gnustep, ["HOME": "/home/ada", "GNUSTEP_USER_DEFAULTS_DIR": "/srv/defaults"], "/srv/defaults"),
+            (.dconf, ["HOME": "/home/ada"], "/home/ada/.config/dconf"),
+            (.dconf, ["HOME": "/home/ada", "XDG_CONFIG_HOME": "/cfg"], "/cfg/dconf"),
         ])
     func sourcesAreLocated(kind: MigrationSource.Kind, environment: [String: String], directory: String) {
         #expect(MigrationSource.located(kind, environment: environment)?.directory == directory)
