@@ -58,7 +58,7 @@ package struct DconfSettings: Sendable {
     /// whose name holds `=`, `[` or `]` or starts or ends with a space, and a directory whose name holds `[`, `]` or
     /// a control character, with a warning naming `g_key_file_set_value`.
     package var omitsSettings: Bool {
-        warnings.contains { $0.contains("g_key_file_set_value") }
+        warnings.contains { $0.containsText("g_key_file_set_value") }
     }
 
     /// No settings.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsPlist
+
 extension GVariantParser {
     // MARK: Type inference
 
@@ -139,8 +141,9 @@ extension GVariantParser {
     /// is hexadecimal), `inf` or `nan`.
     static func isFloating(_ token: [UInt8]) -> Bool {
         let text = String(decoding: token, as: UTF8.self)
-        return text.contains(".") || (!text.hasPrefix("0x") && text.contains("e")) || text.contains("inf")
-            || text.contains("nan")
+        // containsText, not contains: String's contains(_:) of a string links _StringProcessing (docs/PACKAGING.md).
+        return text.containsText(".") || (!text.hasPrefix("0x") && text.containsText("e")) || text.containsText("inf")
+            || text.containsText("nan")
     }
 
     /// The node's value with its type inferred (GLib's `ast_resolve`).
@@ -290,7 +293,7 @@ extension GVariantParser {
             guard let real = Double(text) else {
                 throw GVariantError(.syntax, "invalid character in number", at: start)
             }
-            if real.isInfinite && !text.lowercased().contains("inf") {
+            if real.isInfinite && !text.lowercased().containsText("inf") {
                 throw GVariantError(.outOfRange, "number too big for any type", at: start)
             }
             return .double(real)
