@@ -26,6 +26,8 @@ bin="$(cd "${1:-$(scripts/build-release.sh)}" && pwd)"
 [ -x "$bin/prefsd" ] || { echo "error: $bin/prefsd is missing" >&2; exit 1; }
 # PREFERENCES_C_BUILD_DIR: where libpreferences and the module are built (make test gives the release lane its own).
 build="${PREFERENCES_C_BUILD_DIR:-$repository/.build/c}"
+# Absolute: the Makefiles run in their own directories.
+case "$build" in /*) ;; *) build="$repository/$build" ;; esac
 make -s -C clients/c BUILD_DIR="$build"
 make -s -C clients/gsettings BUILD_DIR="$build" tests
 

@@ -11,6 +11,8 @@ bin_dir="$(cd "$bin_dir" && pwd)"
 package_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repository="$(cd "$package_dir/../.." && pwd)"
 build_dir="${PREFERENCES_C_BUILD_DIR:-$repository/.build/c}"
+# Absolute: the Makefiles run in their own directories.
+case "$build_dir" in /*) ;; *) build_dir="$repository/$build_dir" ;; esac
 started=$SECONDS
 # The tests below give prefsd a home of their own; rustup keeps finding its toolchains in the real one.
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
@@ -36,7 +38,10 @@ done
 # The examples, built as a user builds them (pkg-config), against a prefsd of their own.
 work="$(mktemp -d "${TMPDIR:-/tmp}/prefs-c-examples.XXXXXX")"
 prefsd_pid=""
-cleanup() { [ -z "$prefsd_pid" ] || kill -KILL "$prefsd_pid" 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+    if [ -n "$prefsd_pid" ]; then kill -KILL "$prefsd_pid" 2>/dev/null; wait "$prefsd_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
 trap cleanup EXIT
 export PKG_CONFIG_PATH="$build_dir"
 # shellcheck disable=SC2046

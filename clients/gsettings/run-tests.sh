@@ -16,6 +16,8 @@ done
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repository="$(cd "$here/../.." && pwd)"
 build="${BUILD_DIR:-$repository/.build/c}"
+# Absolute: the Makefiles run in their own directories.
+case "$build" in /*) ;; *) build="$repository/$build" ;; esac
 started=$SECONDS
 
 make -s -C "$repository/clients/c" BUILD_DIR="$build" || { echo "error: libpreferences does not build" >&2; exit 1; }
