@@ -117,14 +117,10 @@ enum ClientSystem {
     /// The pid of the process at the other end of a connected Unix socket (`SO_PEERCRED`), or `nil` when it is not
     /// visible (another pid namespace).
     static func peerProcessID(_ descriptor: Int32) -> Int32? {
-        // `struct ucred`, which Glibc's module map hides (it needs `_GNU_SOURCE`): pid, uid, gid.
-        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
-        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-        let peerCredentialsOption: Int32 = 17  // SO_PEERCRED
-        guard getsockopt(descriptor, SOL_SOCKET, peerCredentialsOption, &credentials, &length) == 0,
-            credentials.pid > 0
-        else { return nil }
-        return credentials.pid
+        guard let credentials = try? POSIX.peerCredentials(of: descriptor), credentials.processID > 0 else {
+            return nil
+        }
+        return credentials.processID
     }
 
     /// Stops both directions of a socket, waking a thread blocked reading it.

@@ -2,6 +2,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import PrefsPOSIX
 import PrefsPlist
 import PrefsStore
 import PrefsWire
@@ -46,7 +47,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private let policy: ConnectionPolicy
     private var limits: WireLimits { policy.limits }
     private let activity: ConnectionActivity
-    private let credentials: DaemonSystem.PeerCredentials
+    private let credentials: PeerCredentials
     private let origin: ChangeOrigin
     private let logger: Logger
 
@@ -91,7 +92,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     init(
         shared: DaemonShared, policy: ConnectionPolicy, activity: ConnectionActivity,
-        credentials: DaemonSystem.PeerCredentials
+        credentials: PeerCredentials
     ) {
         self.shared = shared
         self.policy = policy

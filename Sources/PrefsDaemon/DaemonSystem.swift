@@ -206,31 +206,13 @@ enum DaemonSystem {
         return ready > 0 && poller.revents & Int16(POLLIN) != 0
     }
 
-    /// A peer's credentials as the kernel recorded them when it connected (`SO_PEERCRED`).
-    struct PeerCredentials: Sendable, Hashable {
-        var processID: Int32
-        var userID: UInt32
-        var groupID: UInt32
-    }
-
-    /// Reads `SO_PEERCRED` of a connected Unix socket channel.
+    /// Reads `SO_PEERCRED` of a connected Unix socket channel, into the layout PrefsPOSIX defines.
     static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(SystemCallError(call: "getsockopt SO_PEERCRED", errno: ENOTSOCK))
         }
-        let future: EventLoopFuture<KernelCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(peerCredentialsOption))
-        return future.map { PeerCredentials(processID: $0.pid, userID: $0.uid, groupID: $0.gid) }
+        let future: EventLoopFuture<PeerCredentials.Kernel> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.socketOption))
+        return future.map(PeerCredentials.init)
     }
-
-    /// `struct ucred` of `<sys/socket.h>`, which Glibc's module map hides (it needs `_GNU_SOURCE`): three 32-bit
-    /// fields, pid, uid, gid.
-    struct KernelCredentials: Sendable {
-        var pid: Int32 = 0
-        var uid: UInt32 = 0
-        var gid: UInt32 = 0
-    }
-
-    /// `SO_PEERCRED` (17 on every Linux architecture but a few legacy ones this project does not target).
-    static let peerCredentialsOption: Int32 = 17
 }

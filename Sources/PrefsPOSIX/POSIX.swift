@@ -4,8 +4,8 @@ import Glibc
 /// The POSIX calls several modules make, once: each retries `EINTR` and reads `errno` right after the call that
 /// set it, turning a failure into a ``SystemCallError`` that names the call and the path.
 ///
-/// Calls only one module makes (inotify, `flock`, `sd_notify`, `SO_PEERCRED`, connecting a socket) stay in that
-/// module's own system file, which uses ``retrying(_:)`` and ``errorText(_:)`` from here.
+/// Calls only one module makes (inotify, `flock`, `sd_notify`, connecting a socket) stay in that module's own system
+/// file, which uses ``retrying(_:)`` and ``errorText(_:)`` from here.
 package enum POSIX {
     // MARK: Calls and errors
 
