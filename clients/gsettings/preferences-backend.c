@@ -775,7 +775,8 @@ static prefs_subscription *subscribe_watch(PreferencesSettingsBackend *self, wat
 }
 
 /*
- * With the lock, once `item` is subscribed: compares what was read before with the snapshot. `everything`: prefsd could not be reached before, so every key is notified.
+ * With the lock, once `item` is subscribed: compares what was read before with the snapshot. `everything`: prefsd
+ * could not be reached before, so every key is notified.
  * Adds the keys to notify to `paths`.
  */
 static void establish_locked(PreferencesSettingsBackend *self, watch *item, gboolean everything, GPtrArray *paths) {

@@ -13,13 +13,6 @@
 
 PREFS_EXPORT const char *prefs_version(void) { return "1.0.0"; }
 
-static char *copy_text(const char *text) {
-    size_t length = strlen(text);
-    char *copy = malloc(length + 1);
-    if (copy != NULL) memcpy(copy, text, length + 1);
-    return copy;
-}
-
 bool prefs_check_domain_name(const char *name, prefs_error **error) {
     if (name == NULL) return prefs_fail(error, PREFS_ERROR_INVALID_ARGUMENT, "the domain name is NULL");
     size_t length = strlen(name);
@@ -60,7 +53,7 @@ PREFS_EXPORT prefs_client *prefs_client_new(const char *socket_path, prefs_error
         prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    client->socket_path = socket_path != NULL ? copy_text(socket_path) : prefs_default_socket_path();
+    client->socket_path = socket_path != NULL ? strdup(socket_path) : prefs_default_socket_path();
     client->connection.fd = -1;
     if (client->socket_path == NULL || pthread_mutex_init(&client->lock, NULL) != 0) {
         free(client->socket_path);
@@ -140,7 +133,7 @@ PREFS_EXPORT prefs_domain *prefs_domain_open(prefs_client *client, const char *n
         return NULL;
     }
     prefs_domain *domain = calloc(1, sizeof *domain);
-    if (domain == NULL || (domain->name = copy_text(name)) == NULL) {
+    if (domain == NULL || (domain->name = strdup(name)) == NULL) {
         free(domain);
         prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
         return NULL;
@@ -168,7 +161,7 @@ PREFS_EXPORT bool prefs_domain_add_suite(prefs_domain *domain, const char *suite
     char **larger = realloc(domain->suites, (domain->suite_count + 1) * sizeof *larger);
     if (larger == NULL) return prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
     domain->suites = larger;
-    if ((domain->suites[domain->suite_count] = copy_text(suite)) == NULL)
+    if ((domain->suites[domain->suite_count] = strdup(suite)) == NULL)
         return prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
     domain->suite_count++;
     return true;
@@ -210,8 +203,7 @@ prefs_value *prefs_domain_request(const prefs_domain *domain, const char *op, bo
     return request;
 }
 
-/* Sends a request made from the domain, with `key` when not NULL, and returns the reply. Takes `request`. */
-static prefs_value *domain_call(prefs_domain *domain, prefs_value *request, const char *key, prefs_error **error) {
+prefs_value *prefs_domain_call(prefs_domain *domain, prefs_value *request, const char *key, prefs_error **error) {
     if (request == NULL || (key != NULL && !put(request, "key", prefs_value_new_string(key)))) {
         prefs_value_free(request);
         prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -233,16 +225,11 @@ static bool check_domain_and_key(prefs_domain *domain, const char *key, prefs_er
     return true;
 }
 
-/* Detaches the reply's `field`, so that it outlives the reply. */
-static prefs_value *take_field(prefs_value *reply, const char *field) {
-    return reply == NULL ? NULL : prefs_value_dictionary_take(reply, field);
-}
-
 PREFS_EXPORT prefs_value *prefs_domain_copy_value(prefs_domain *domain, const char *key, prefs_error **error) {
     if (!check_domain_and_key(domain, key, error)) return NULL;
-    prefs_value *reply = domain_call(domain, prefs_domain_request(domain, "getEffective", true), key, error);
+    prefs_value *reply = prefs_domain_call(domain, prefs_domain_request(domain, "getEffective", true), key, error);
     if (reply == NULL) return NULL;
-    prefs_value *value = take_field(reply, "value");
+    prefs_value *value = prefs_value_dictionary_take(reply, "value");
     prefs_value_free(reply);
     if (value == NULL) prefs_fail(error, PREFS_ERROR_NOT_FOUND, "domain %s has no value for key %s", domain->name, key);
     return value;
@@ -251,10 +238,10 @@ PREFS_EXPORT prefs_value *prefs_domain_copy_value(prefs_domain *domain, const ch
 /* The domain's own value of `key` and its version (`get`). */
 static prefs_value *get_stored(prefs_domain *domain, const char *key, uint64_t *version, bool *found,
                                prefs_error **error) {
-    prefs_value *reply = domain_call(domain, prefs_domain_request(domain, "get", false), key, error);
+    prefs_value *reply = prefs_domain_call(domain, prefs_domain_request(domain, "get", false), key, error);
     if (reply == NULL) return NULL;
     *version = prefs_value_get_unsigned(prefs_value_dictionary_get(reply, "version"));
-    prefs_value *value = take_field(reply, "value");
+    prefs_value *value = prefs_value_dictionary_take(reply, "value");
     prefs_value_free(reply);
     *found = true;
     return value;
@@ -276,7 +263,7 @@ PREFS_EXPORT prefs_value *prefs_domain_copy_stored_values(prefs_domain *domain, 
         return NULL;
     }
     prefs_error *failure = NULL;
-    prefs_value *reply = domain_call(domain, prefs_domain_request(domain, "readDomain", false), NULL, &failure);
+    prefs_value *reply = prefs_domain_call(domain, prefs_domain_request(domain, "readDomain", false), NULL, &failure);
     if (reply == NULL) {
         if (prefs_error_get_code(failure) == PREFS_ERROR_NOT_FOUND) {
             prefs_error_free(failure);
@@ -286,7 +273,7 @@ PREFS_EXPORT prefs_value *prefs_domain_copy_stored_values(prefs_domain *domain, 
         else prefs_error_free(failure);
         return NULL;
     }
-    prefs_value *values = take_field(reply, "values");
+    prefs_value *values = prefs_value_dictionary_take(reply, "values");
     prefs_value_free(reply);
     if (prefs_value_get_type(values) != PREFS_TYPE_DICTIONARY) {
         prefs_value_free(values);
@@ -392,7 +379,7 @@ static bool check_value(prefs_domain *domain, const char *key, const prefs_value
 
 /* A write of the domain: `request` gets the domain fields' siblings from the caller; takes `request`. */
 static bool write_call(prefs_domain *domain, prefs_value *request, prefs_error **error) {
-    prefs_value *reply = domain_call(domain, request, NULL, error);
+    prefs_value *reply = prefs_domain_call(domain, request, NULL, error);
     prefs_value_free(reply);
     return reply != NULL;
 }
@@ -466,7 +453,7 @@ PREFS_EXPORT bool prefs_domain_remove(prefs_domain *domain, const char *key, pre
 PREFS_EXPORT bool prefs_domain_remove_all(prefs_domain *domain, prefs_error **error) {
     if (domain == NULL) return prefs_fail(error, PREFS_ERROR_INVALID_ARGUMENT, "the domain is NULL");
     prefs_error *failure = NULL;
-    prefs_value *reply = domain_call(domain, prefs_domain_request(domain, "removeDomain", false), NULL, &failure);
+    prefs_value *reply = prefs_domain_call(domain, prefs_domain_request(domain, "removeDomain", false), NULL, &failure);
     prefs_value_free(reply);
     if (reply != NULL || prefs_error_get_code(failure) == PREFS_ERROR_NOT_FOUND) {
         prefs_error_free(failure);

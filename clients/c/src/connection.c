@@ -39,10 +39,7 @@ char *prefs_default_socket_path(void) {
         else
             snprintf(buffer, sizeof buffer, "/tmp/prefsd-%u/socket", (unsigned)getuid());
     }
-    size_t length = strlen(buffer);
-    char *path = malloc(length + 1);
-    if (path != NULL) memcpy(path, buffer, length + 1);
-    return path;
+    return strdup(buffer);
 }
 
 static bool send_all(prefs_connection *connection, const uint8_t *bytes, size_t length, prefs_error **error) {
@@ -304,9 +301,8 @@ bool prefs_connection_open(prefs_connection *connection, const char *socket_path
     connection->max_key_bytes = PREFS_DEFAULT_MAX_KEY_BYTES;
     connection->next_id = 1;
     size_t path_length = strlen(socket_path);
-    connection->socket_path = malloc(path_length + 1);
+    connection->socket_path = strdup(socket_path);
     if (connection->socket_path == NULL) return prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
-    memcpy(connection->socket_path, socket_path, path_length + 1);
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     if (path_length >= sizeof address.sun_path) {
         prefs_fail(error, PREFS_ERROR_INVALID_ARGUMENT, "the socket path %s is longer than %zu bytes", socket_path,

@@ -17,14 +17,6 @@ struct prefs_error {
 /* Returned when even the error cannot be allocated. */
 static prefs_error out_of_memory = {PREFS_ERROR_OUT_OF_MEMORY, "out of memory", NULL, NULL};
 
-static char *copy_text(const char *text) {
-    if (text == NULL) return NULL;
-    size_t length = strlen(text);
-    char *copy = malloc(length + 1);
-    if (copy != NULL) memcpy(copy, text, length + 1);
-    return copy;
-}
-
 static void set_error(prefs_error **error, prefs_error_code code, char *message, const char *path,
                       const char *protocol_code) {
     if (error == NULL || *error != NULL) {
@@ -40,8 +32,8 @@ static void set_error(prefs_error **error, prefs_error_code code, char *message,
     }
     made->code = code;
     made->message = message;
-    made->path = copy_text(path);
-    made->protocol_code = copy_text(protocol_code);
+    made->path = path != NULL ? strdup(path) : NULL;
+    made->protocol_code = protocol_code != NULL ? strdup(protocol_code) : NULL;
     *error = made;
 }
 
@@ -106,7 +98,7 @@ bool prefs_fail_with_reply(prefs_error **error, const prefs_value *reply_error) 
     for (size_t index = 0; code_name != NULL && index < sizeof protocol_codes / sizeof protocol_codes[0]; index++)
         if (strcmp(protocol_codes[index].name, code_name) == 0) code = protocol_codes[index].code;
     if (error == NULL || *error != NULL) return false;
-    char *text = copy_text(message != NULL ? message : "prefsd reported an error without a message");
+    char *text = strdup(message != NULL ? message : "prefsd reported an error without a message");
     set_error(error, code, text, path, code_name);
     return false;
 }

@@ -124,6 +124,10 @@ struct prefs_domain {
  * restarted): every operation of the protocol is safe to repeat. */
 prefs_value *prefs_client_call(prefs_client *client, prefs_value *request, prefs_error **error);
 
+/* Sends a request made from the domain, with `key` when not NULL, and returns the reply. Takes `request` (NULL:
+ * out of memory). */
+prefs_value *prefs_domain_call(prefs_domain *domain, prefs_value *request, const char *key, prefs_error **error);
+
 /* Names and keys checked before a request: the store's rules (docs/PROTOCOL.md, "Addressing domains"). */
 bool prefs_check_domain_name(const char *name, prefs_error **error);
 bool prefs_check_key(const char *key, prefs_error **error);

@@ -53,16 +53,7 @@ PREFS_EXPORT prefs_resolution *prefs_domain_explain(prefs_domain *domain, const 
         return NULL;
     }
     if (!prefs_check_key(key, error)) return NULL;
-    prefs_value *request = prefs_domain_request(domain, "getEffective", true);
-    prefs_value *key_value = prefs_value_new_string(key);
-    if (request == NULL || key_value == NULL || !prefs_value_dictionary_set(request, "key", key_value)) {
-        prefs_value_free(request);
-        prefs_value_free(key_value);
-        prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
-        return NULL;
-    }
-    prefs_value *reply = prefs_client_call(domain->client, request, error);
-    prefs_value_free(request);
+    prefs_value *reply = prefs_domain_call(domain, prefs_domain_request(domain, "getEffective", true), key, error);
     if (reply == NULL) return NULL;
     const prefs_value *shadowed = prefs_value_dictionary_get(reply, "shadowed");
     size_t capacity = 1 + prefs_value_array_count(shadowed);
@@ -88,7 +79,8 @@ PREFS_EXPORT prefs_resolution *prefs_domain_explain(prefs_domain *domain, const 
     }
     if (!ok) {
         prefs_resolution_free(resolution);
-        prefs_fail(error, PREFS_ERROR_PROTOCOL, "prefsd's resolution of key %s of domain %s has a source it cannot read",
+        prefs_fail(error, PREFS_ERROR_PROTOCOL,
+                   "prefsd's resolution of key %s of domain %s has a source it cannot read",
                    key, domain->name);
         return NULL;
     }

@@ -240,13 +240,11 @@ PREFS_EXPORT prefs_watcher *prefs_watcher_new(prefs_client *client, prefs_error 
         return NULL;
     }
     prefs_watcher *watcher = calloc(1, sizeof *watcher);
-    size_t length = strlen(client->socket_path);
-    if (watcher == NULL || (watcher->socket_path = malloc(length + 1)) == NULL) {
+    if (watcher == NULL || (watcher->socket_path = strdup(client->socket_path)) == NULL) {
         free(watcher);
         prefs_fail(error, PREFS_ERROR_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    memcpy(watcher->socket_path, client->socket_path, length + 1);
     watcher->stable_fd = -1;
     watcher->connection.fd = -1;
     watcher->backoff_ms = PREFS_RECONNECT_FIRST_MS;

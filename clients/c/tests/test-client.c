@@ -9,7 +9,8 @@ static void test_typed_values(prefs_domain *domain) {
     CHECK_OK(prefs_domain_set_boolean(domain, "flag", true, &check_error));
     CHECK_OK(prefs_domain_set_int64(domain, "count", -42, &check_error));
     CHECK_OK(prefs_domain_set_double(domain, "ratio", 0.25, &check_error));
-    CHECK_OK(prefs_domain_set_string(domain, "name", "gr\xc3\xbc\xc3\x9f dich \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
+    CHECK_OK(prefs_domain_set_string(domain, "name",
+                                     "gr\xc3\xbc\xc3\x9f dich \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
                                      &check_error));
     CHECK_OK(prefs_domain_set_data(domain, "blob", "\x00\x01\xff", 3, &check_error));
     CHECK_OK(prefs_domain_set_date(domain, "when", 1700000000.5, &check_error));
@@ -128,7 +129,8 @@ static void test_layers(test_daemon *daemon, prefs_client *client) {
                           "<key>theme</key><string>corporate</string></dict></plist>\n");
     snprintf(path, sizeof path, "%s/system/com.example.locked.plist", daemon->home);
     test_write_file(path, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>"
-                          "<key>size</key><integer>12</integer><key>theme</key><string>plain</string></dict></plist>\n");
+                          "<key>size</key><integer>12</integer><key>theme</key><string>plain</string>"
+                          "</dict></plist>\n");
     CHECK_OK(prefs_client_synchronize(client, &check_error));
     prefs_domain *domain = prefs_domain_open(client, "com.example.locked", 0, NULL);
     CHECK_OK(prefs_domain_set_string(domain, "theme", "mine", &check_error));
@@ -158,7 +160,8 @@ static void test_layers(test_daemon *daemon, prefs_client *client) {
     CHECK_OK(prefs_domain_get_int64(domain, "size", &size, &check_error));
     CHECK(size == 12);
     resolution = prefs_domain_explain(domain, "nothing", &error);
-    CHECK(resolution != NULL && prefs_resolution_count(resolution) == 0 && prefs_resolution_get_value(resolution) == NULL);
+    CHECK(resolution != NULL && prefs_resolution_count(resolution) == 0 &&
+          prefs_resolution_get_value(resolution) == NULL);
     prefs_resolution_free(resolution);
     prefs_error_free(error);
 
