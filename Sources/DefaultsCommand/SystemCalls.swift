@@ -33,9 +33,7 @@ enum SystemCalls {
 
     /// The absolute path of `path` with every symbolic link, `.` and `..` resolved, or `nil` when it does not exist.
     static func canonicalPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        try? POSIX.canonicalPath(path)
     }
 
     /// This machine's host name, as `hostname` prints it.

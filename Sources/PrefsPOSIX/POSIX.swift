@@ -540,6 +540,15 @@ package enum POSIX {
         throw SystemCallError(followsSymbolicLinks ? "stat" : "lstat", path: path, errno: code)
     }
 
+    /// A path with every symbolic link, `.` and `..` resolved (`realpath`).
+    /// - Throws: ``SystemCallError`` for `realpath` naming the path (`ENOENT` when a component or a link's target is
+    ///   missing, `ELOOP` for a loop of links).
+    package static func canonicalPath(_ path: String) throws(SystemCallError) -> String {
+        guard let resolved = realpath(path, nil) else { throw SystemCallError("realpath", path: path, errno: errno) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The names in a directory, without `.` and `..`; empty when the directory does not exist.
     /// - Parameter path: The directory.
     /// - Throws: ``SystemCallError`` for `opendir` naming the path (`EACCES`, `ELOOP`, …).

@@ -40,13 +40,15 @@ enum DomainFile {
     }
 
     /// Reads and decodes a domain's file.
+    /// - Parameter home: The directory a symbolic link in the file's place may lead into
+    ///   (``FileSystem/followedLink(at:home:)``); `nil` follows none.
     static func load(
-        _ location: FileLocation, domain: DomainID, codec: StoreCodec, limits: StoreLimits
+        _ location: FileLocation, domain: DomainID, codec: StoreCodec, limits: StoreLimits, home: String?
     ) -> Contents {
         let path = location.path
         let contents: FileSystem.FileContents
         do {
-            contents = try FileSystem.readFile(path, maxBytes: limits.maxDomainBytes)
+            contents = try FileSystem.readFile(path, maxBytes: limits.maxDomainBytes, home: home)
         } catch {
             return .broken(
                 PrefsStoreError(

@@ -76,16 +76,30 @@ enum FileSystem {
 
     // MARK: Files
 
-    /// Reads a regular file whole, without following a symbolic link in its last component.
+    /// Reads a regular file whole. A symbolic link in its last component is followed only as
+    /// ``followedLink(at:home:)`` allows, and refused otherwise.
     /// - Parameters:
     ///   - path: The file.
     ///   - maxBytes: The largest size read; a larger file yields `.tooLarge`.
-    static func readFile(_ path: String, maxBytes: Int) throws(SystemCallError) -> FileContents {
+    ///   - home: The directory a followed link must lead into; `nil` follows none.
+    static func readFile(_ path: String, maxBytes: Int, home: String? = nil) throws(SystemCallError) -> FileContents {
         let contents: PrefsPOSIX.FileContents
         do {
             contents = try POSIX.readFile(path, maxBytes: maxBytes, regularFileOnly: true, followsSymbolicLinks: false)
         } catch  where error.call == "open" && (error.errno == ENOENT || error.errno == ENOTDIR) {
             return .missing
+        } catch  where error.call == "open" && error.errno == ELOOP && home != nil {
+            guard let target = try followedLink(at: path, home: home) else { throw reworded(error) }
+            do {
+                contents = try POSIX.readFile(
+                    target, maxBytes: maxBytes, regularFileOnly: true, followsSymbolicLinks: false)
+            } catch {
+                throw reworded(error)
+            }
+            // The target may have been replaced since it was examined: what was opened must still be the user's.
+            if contents.status.ownerID != POSIX.userID {
+                throw refusedLink(path, "leads to \(target), which belongs to uid \(contents.status.ownerID)")
+            }
         } catch {
             throw reworded(error)
         }
@@ -109,13 +123,81 @@ enum FileSystem {
         }
     }
 
-    /// The identity of the file at `path` (not following a final symbolic link), or `nil` when there is none.
-    static func identity(of path: String) throws(SystemCallError) -> FileIdentity? {
+    /// The identity of the file at `path`, or `nil` when there is none. A final symbolic link that
+    /// ``followedLink(at:home:)`` follows gives its target's identity; any other link its own.
+    static func identity(of path: String, home: String? = nil) throws(SystemCallError) -> FileIdentity? {
         do {
-            return try POSIX.fileStatus(atPath: path, followsSymbolicLinks: false).map(FileIdentity.init)
+            guard let status = try POSIX.fileStatus(atPath: path, followsSymbolicLinks: false) else { return nil }
+            if status.kind == .symbolicLink, home != nil, let target = try? followedLink(at: path, home: home),
+                let targetStatus = try POSIX.fileStatus(atPath: target, followsSymbolicLinks: false)
+            {
+                return FileIdentity(targetStatus)
+            }
+            return FileIdentity(status)
         } catch  where error.errno == ENOTDIR {
             return nil
         }
+    }
+
+    // MARK: Symbolic links
+
+    /// The final target of the symbolic link at `path` when the store follows it; `nil` when `path` is not a link
+    /// (or nothing is there).
+    ///
+    /// Dotfile managers (GNU stow, chezmoi, home-manager's out-of-store links) keep a domain file as a link into
+    /// their own tree. The store follows such a link when the link and its final target belong to this process's
+    /// user, the target is a regular file, and it lies inside `home`: reads read the target, writes replace it
+    /// atomically in its own directory, and the link stays a link. Every other link is refused with the reason,
+    /// so a link planted to another user's file, a device, a system file such as `/etc/shadow` (even for root,
+    /// whose home does not hold it) or a loop is never read or replaced.
+    /// - Parameters:
+    ///   - path: The domain file's path.
+    ///   - home: The directory the target must lie in; `nil` refuses every link.
+    /// - Throws: ``SystemCallError`` naming `path` and why the link is refused.
+    static func followedLink(at path: String, home: String?) throws(SystemCallError) -> String? {
+        guard let link = try POSIX.fileStatus(atPath: path, followsSymbolicLinks: false),
+            link.kind == .symbolicLink
+        else { return nil }
+        guard let home else { throw refusedLink(path, nil) }
+        if link.ownerID != POSIX.userID { throw refusedLink(path, "belongs to uid \(link.ownerID)") }
+        let target: String
+        do {
+            target = try POSIX.canonicalPath(path)
+        } catch  where error.errno == ELOOP {
+            throw refusedLink(path, "is part of a loop of links")
+        } catch  where error.errno == ENOENT || error.errno == ENOTDIR {
+            throw refusedLink(path, "leads to nothing (its target does not exist)")
+        }
+        let root = (try? POSIX.canonicalPath(home)) ?? home
+        guard target.hasPrefix(root == "/" ? "/" : root + "/") else {
+            throw refusedLink(path, "leads to \(target), outside the home directory \(root)")
+        }
+        guard let status = try POSIX.fileStatus(atPath: target, followsSymbolicLinks: false) else {
+            throw refusedLink(path, "leads to nothing (its target does not exist)")
+        }
+        if status.kind != .regular { throw refusedLink(path, "leads to \(target), which is not a regular file") }
+        if status.ownerID != POSIX.userID {
+            throw refusedLink(path, "leads to \(target), which belongs to uid \(status.ownerID)")
+        }
+        return target
+    }
+
+    /// Where a domain file's bytes are written: its target when it is a link the store follows, else the file
+    /// itself (a refused link is left for the read to report).
+    static func writtenLocation(of location: FileLocation, home: String?) -> FileLocation {
+        guard home != nil, let target = try? followedLink(at: location.path, home: home),
+            let slash = target.lastIndex(of: "/")
+        else { return location }
+        let directory = slash == target.startIndex ? "/" : String(target[..<slash])
+        return FileLocation(directory: directory, fileName: String(target[target.index(after: slash)...]))
+    }
+
+    /// The error of a symbolic link the store does not follow.
+    private static func refusedLink(_ path: String, _ why: String?) -> SystemCallError {
+        let reason =
+            why.map { "is a symbolic link that \($0), which the store does not follow" }
+            ?? "is a symbolic link, which the store does not follow"
+        return SystemCallError("open", path: path, errno: ELOOP, reason: reason)
     }
 
     /// Writes a file so that no reader ever sees it torn (`PrefsPOSIX`'s atomic write: temp file, write, `fsync`,

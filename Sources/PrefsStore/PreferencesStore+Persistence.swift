@@ -74,7 +74,11 @@ extension PreferencesStore {
                 if isInMemory { return state.withLock { ($0.install(DomainState(id: domain)), false) } }
                 let location = try paths.location(of: domain)
                 loaded = DomainState(id: domain, location: location, locationError: nil)
-                loaded.adopt(DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits))
+                loaded.adopt(
+                    DomainFile.load(
+                        location, domain: domain, codec: codec, limits: configuration.limits,
+                        home: paths.homeDirectory))
+                watchLinkTarget(of: domain, at: location)
                 // Version 0 means "no file, never changed", which is also what a read of a domain that is not loaded
                 // answers (``presentSlot(_:)``); a file found at load is content that version 0 must not stand for,
                 // or a compare-and-set based on that read would overwrite it.
@@ -111,7 +115,9 @@ extension PreferencesStore {
         // A read-only layer without a directory (no fleet cache, no system directory) has nothing to load.
         if !domain.scope.isWritable, paths.directory(of: domain.scope) == nil { return nil }
         do {
-            if try FileSystem.identity(of: paths.location(of: domain).path) == nil { return nil }
+            if try FileSystem.identity(of: paths.location(of: domain).path, home: paths.homeDirectory) == nil {
+                return nil
+            }
         } catch {
             // Loading reports what is wrong.
         }
@@ -159,11 +165,13 @@ extension PreferencesStore {
         }
         guard let location, !isAnnounced else { return }
         do {
-            if try FileSystem.identity(of: location.path) == knownIdentity { return }
+            if try FileSystem.identity(of: location.path, home: paths.homeDirectory) == knownIdentity { return }
         } catch {
             // Loading reports what is wrong.
         }
-        let contents = DomainFile.load(location, domain: id, codec: codec, limits: configuration.limits)
+        let contents = DomainFile.load(
+            location, domain: id, codec: codec, limits: configuration.limits, home: paths.homeDirectory)
+        watchLinkTarget(of: id, at: location)
         state.withLock { state in
             // Announced meanwhile: the announced contents stand for the file, which may lag them.
             if state.announced[id] != nil { return }
@@ -184,6 +192,14 @@ extension PreferencesStore {
                 _ = state.endBatch()
             }
         }
+    }
+
+    /// Watches the target of a domain file that is a symbolic link the store follows, so that a change of the
+    /// target (which its own directory reports) reaches the domain; an lstat, only in a store that watches.
+    private func watchLinkTarget(of domain: DomainID, at location: FileLocation) {
+        guard let worker, worker.watcher != nil else { return }
+        let written = FileSystem.writtenLocation(of: location, home: paths.homeDirectory)
+        if written != location { worker.watchLinkTarget(written, of: domain) }
     }
 
     /// Writes one domain if it has unwritten changes; on failure they stay pending and a retry is scheduled, except
@@ -230,13 +246,16 @@ extension PreferencesStore {
         let location = try paths.location(of: id)
         let lock = lockHeld ? nil : try lockDomain(id)
         defer { if let lock { FileSystem.unlock(lock) } }
-        if plan.checkStaleTemporaryFiles { DomainFile.removeStaleTemporaryFiles(of: location) }
+        // A link the store follows is written through: its target is replaced in its own directory.
+        let written = FileSystem.writtenLocation(of: location, home: paths.homeDirectory)
+        let isFollowedLink = written != location
+        if plan.checkStaleTemporaryFiles { DomainFile.removeStaleTemporaryFiles(of: written) }
 
         // Another process may have written since this store last read the file: start from what is there now.
         var onDisk: PlistDictionary = [:]
         var currentIdentity: FileIdentity?
         do {
-            currentIdentity = try FileSystem.identity(of: location.path)
+            currentIdentity = try FileSystem.identity(of: location.path, home: paths.homeDirectory)
         } catch {
             throw PrefsStoreError(
                 .ioFailure, "cannot examine the file of domain \(id)", path: location.path, cause: error)
@@ -255,7 +274,7 @@ extension PreferencesStore {
                     onDisk = values
                     currentIdentity = identity
                 case .broken(let error, _, isCorrupt: true):
-                    try setAsideCorruptFile(location, domain: id, error: error)
+                    try setAsideCorruptFile(written, domain: id, error: error)
                     setAside = true
                     currentIdentity = nil
                 case .broken(let error, _, isCorrupt: false):
@@ -272,13 +291,15 @@ extension PreferencesStore {
             plan.replacement == nil ? plan.pending.keys.allSatisfy { onDisk[$0] == result[$0] } : result == onDisk
         if unchanged && !setAside { return (onDisk, currentIdentity, !isKnownVersion) }
         do {
-            if result.isEmpty {
+            // An emptied domain loses its file, but a followed link keeps its target (empty), which the dotfile
+            // manager tracks.
+            if result.isEmpty && !isFollowedLink {
                 try FileSystem.removeFile(location)
                 writes.add(1, ordering: .relaxed)
                 return ([:], nil, !isKnownVersion)
             }
-            let bytes = try encode(result, domain: id, path: location.path)
-            let identity = try FileSystem.writeAtomically(bytes, to: location)
+            let bytes = try encode(result, domain: id, path: written.path)
+            let identity = try FileSystem.writeAtomically(bytes, to: written)
             writes.add(1, ordering: .relaxed)
             return (result, identity, !isKnownVersion)
         } catch let error as SystemCallError {
@@ -309,11 +330,13 @@ extension PreferencesStore {
     /// Loads a file for a write, giving a hand edit in progress time to finish: an empty or unparsable file that
     /// changed in the last two seconds is read again for up to a second before it counts as empty or corrupt.
     private func loadSettled(_ location: FileLocation, domain: DomainID) -> DomainFile.Contents {
-        var contents = DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits)
+        var contents = DomainFile.load(
+            location, domain: domain, codec: codec, limits: configuration.limits, home: paths.homeDirectory)
         var attempts = 0
         while attempts < 20, contents.isUnsettled(now: FileSystem.currentTimeSince1970()) {
             FileSystem.sleep(milliseconds: 50)
-            contents = DomainFile.load(location, domain: domain, codec: codec, limits: configuration.limits)
+            contents = DomainFile.load(
+                location, domain: domain, codec: codec, limits: configuration.limits, home: paths.homeDirectory)
             attempts += 1
         }
         return contents

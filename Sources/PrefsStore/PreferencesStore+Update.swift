@@ -163,7 +163,7 @@ extension PreferencesStore {
             let location = try paths.location(of: domain)
             let current: FileIdentity?
             do {
-                current = try FileSystem.identity(of: location.path)
+                current = try FileSystem.identity(of: location.path, home: paths.homeDirectory)
             } catch {
                 throw PrefsStoreError(
                     .ioFailure, "cannot examine the file of domain \(domain)", path: location.path, cause: error)

@@ -37,12 +37,34 @@ extension PreferencesStore {
             var order: [DomainID] = []
             var origins: [DomainID: ChangeOrigin] = [:]
             var rescanScopes = Set<DomainScope>()
+            var rescanDomains: [DomainID] = []
+            // A file renamed into place from a store's temp name was written by that store's process.
+            func note(_ id: DomainID, _ event: FileSystem.WatchEvent) {
+                var origin = ChangeOrigin.external
+                if event.mask & FileSystem.WatchMask.movedTo != 0,
+                    let source = work.moveSources.removeValue(forKey: event.cookie),
+                    let pid = TemporaryFileName.owner(of: source, fileName: event.name)
+                {
+                    origin = .otherProcess(pid: pid)
+                }
+                if origins.updateValue(origin, forKey: id) == nil { order.append(id) }
+            }
             for event in events {
                 if event.mask & FileSystem.WatchMask.overflow != 0 {
                     rescanScopes.formUnion(DomainScope.allCases)
                     continue
                 }
-                guard let worker, let directory = worker.directory(for: event.watch) else { continue }
+                guard let worker else { continue }
+                if event.mask & FileSystem.WatchMask.ignored != 0 {
+                    rescanDomains += worker.forgetLinkTargets(of: event.watch)
+                } else if event.mask & FileSystem.WatchMask.isDirectory == 0 {
+                    if event.mask & FileSystem.WatchMask.movedFrom != 0 {
+                        if work.moveSources.count > 256 { work.moveSources = [:] }
+                        work.moveSources[event.cookie] = event.name
+                    }
+                    if let id = worker.linkedDomain(watch: event.watch, fileName: event.name) { note(id, event) }
+                }
+                guard let directory = worker.directory(for: event.watch) else { continue }
                 if event.mask & FileSystem.WatchMask.ignored != 0 {
                     worker.forget(event.watch)
                     rescanScopes.insert(directory.scope)
@@ -62,23 +84,16 @@ extension PreferencesStore {
                     }
                     continue
                 }
-                if event.mask & FileSystem.WatchMask.movedFrom != 0 {
-                    if work.moveSources.count > 256 { work.moveSources = [:] }
-                    work.moveSources[event.cookie] = event.name
-                }
                 guard let id = paths.domain(forFileName: event.name, scope: directory.scope) else { continue }
-                var origin = ChangeOrigin.external
-                if event.mask & FileSystem.WatchMask.movedTo != 0,
-                    let source = work.moveSources.removeValue(forKey: event.cookie),
-                    let pid = TemporaryFileName.owner(of: source, fileName: event.name)
-                {
-                    origin = .otherProcess(pid: pid)
-                }
-                if origins.updateValue(origin, forKey: id) == nil { order.append(id) }
+                note(id, event)
             }
             for id in order {
                 guard let slot = state.withLock({ $0.slots[id] }), let origin = origins[id] else { continue }
                 reloadIfChanged(slot: slot, origin: origin, &work)
+            }
+            for id in rescanDomains {
+                guard let slot = state.withLock({ $0.slots[id] }) else { continue }
+                reloadIfChanged(slot: slot, origin: .external, &work)
             }
             if !rescanScopes.isEmpty {
                 let slots = state.withLock { state in

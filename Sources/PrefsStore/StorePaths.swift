@@ -26,6 +26,9 @@ public struct StorePaths: Hashable, Sendable {
     public var machineID: String?
     /// The fleet cache prefsd mirrors managed domains into (docs/FLEET.md), or `nil` to have no fleet layers.
     public var fleetDirectory: String?
+    /// The user's home directory (`$HOME`, else the password database's): a domain file that is a symbolic link is
+    /// followed only to a file inside it (``FileSystem/followedLink(at:home:)``), or never when this is `nil`.
+    public var homeDirectory: String?
     /// Where the lock files go instead of `<prefs>/.locks`: for a domain given as a file path outside the user's
     /// Preferences directory, so that writing `./local.plist` leaves no `.locks` in the working directory.
     package var separateLocksDirectory: String?
@@ -43,10 +46,13 @@ public struct StorePaths: Hashable, Sendable {
     ///   - shippedDirectory: The shipped registration defaults, or `nil`.
     ///   - machineID: 32 hexadecimal digits naming by-host files, or `nil`; anything else counts as `nil`.
     ///   - fleetDirectory: The fleet cache, or `nil` (the default) to have no fleet layers.
+    ///   - homeDirectory: The directory symbolic links of domain files may lead into; by default this process's
+    ///     home directory (``processHomeDirectory()``).
     public init(
         preferencesDirectory: String, systemDirectory: String?, shippedDirectory: String?, machineID: String?,
-        fleetDirectory: String? = nil
+        fleetDirectory: String? = nil, homeDirectory: String? = StorePaths.processHomeDirectory()
     ) {
+        self.homeDirectory = homeDirectory.map(Self.trimmingTrailingSlashes)
         self.preferencesDirectory = Self.trimmingTrailingSlashes(preferencesDirectory)
         self.systemDirectory = systemDirectory.map(Self.trimmingTrailingSlashes)
         self.shippedDirectory = shippedDirectory.map(Self.trimmingTrailingSlashes)
@@ -64,6 +70,7 @@ public struct StorePaths: Hashable, Sendable {
             guard let value = environment[name], !value.isEmpty else { return nil }
             return value
         }
+        let userHome = variable("HOME") ?? POSIX.homeDirectoryOfCurrentUser()
         let preferences: String
         if let home = variable("PREFERENCES_HOME") {
             preferences = home
@@ -71,15 +78,20 @@ public struct StorePaths: Hashable, Sendable {
             // The XDG specification says relative values are invalid and must be ignored.
             preferences = Self.trimmingTrailingSlashes(config) + "/preferences"
         } else {
-            let home = variable("HOME") ?? POSIX.homeDirectoryOfCurrentUser() ?? "/"
-            preferences = Self.trimmingTrailingSlashes(home) + "/.config/preferences"
+            preferences = Self.trimmingTrailingSlashes(userHome ?? "/") + "/.config/preferences"
         }
         self.init(
             preferencesDirectory: preferences,
             systemDirectory: variable("PREFERENCES_SYSTEM_DIR") ?? "/etc/preferences",
             shippedDirectory: variable("PREFERENCES_DOMAINS_DIR") ?? "/usr/share/preferences/domains",
             machineID: machineID,
-            fleetDirectory: Self.trimmingTrailingSlashes(preferences) + "/" + Self.fleetDirectoryName)
+            fleetDirectory: Self.trimmingTrailingSlashes(preferences) + "/" + Self.fleetDirectoryName,
+            homeDirectory: userHome)
+    }
+
+    /// This process's home directory: `$HOME`, else the password database's entry of its user.
+    public static func processHomeDirectory() -> String? {
+        POSIX.environmentVariable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? POSIX.homeDirectoryOfCurrentUser()
     }
 
     /// Derives the paths from this process's environment and the machine id it selects (``machineID(environment:)``).

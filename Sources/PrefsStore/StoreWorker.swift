@@ -27,6 +27,10 @@ final class StoreWorker: Sendable {
     /// Whether the fleet cache's directories are watched (``StoreConfiguration/watchesFleetCache``).
     private let watchesFleetCache: Bool
     private let watches = Mutex<[Int32: WatchedDirectory]>([:])
+    /// The domains whose file is a symbolic link the store follows, by the watch of the target's directory and the
+    /// target's name: a write through the link, or an edit of the target itself, is reported there, not in the
+    /// domain's own directory.
+    private let linkTargets = Mutex<[Int32: [String: DomainID]]>([:])
     private let stopping = Atomic<Bool>(false)
     /// Set when a watched directory went away, so that it is watched again once it exists.
     private let lostWatch = Atomic<Bool>(false)
@@ -229,6 +233,37 @@ final class StoreWorker: Sendable {
             polls.store(true, ordering: .releasing)
             return .failure(error)
         }
+    }
+
+    /// Watches the directory of a followed link's target for changes of the target, on behalf of `domain` (and no
+    /// longer any target it had before). A directory no watch is left for means polling, as for the others.
+    func watchLinkTarget(_ target: FileLocation, of domain: DomainID) {
+        guard let watcher else { return }
+        let descriptor: Int32?
+        do {
+            descriptor = try FileSystem.addWatch(
+                watcher, directory: target.directory, mask: FileSystem.WatchMask.directoryChanges)
+        } catch {
+            polls.store(true, ordering: .releasing)
+            return
+        }
+        linkTargets.withLock { targets in
+            for (watch, names) in targets {
+                for (name, id) in names where id == domain { targets[watch]?[name] = nil }
+            }
+            if let descriptor { targets[descriptor, default: [:]][target.fileName] = domain }
+        }
+    }
+
+    /// The domain whose followed link leads to `fileName` in the directory of `watch`, if any.
+    func linkedDomain(watch: Int32, fileName: String) -> DomainID? {
+        linkTargets.withLock { $0[watch]?[fileName] }
+    }
+
+    /// Forgets the link targets of a watch the kernel removed.
+    /// - Returns: The domains whose target's directory it was, to read again.
+    func forgetLinkTargets(of watch: Int32) -> [DomainID] {
+        linkTargets.withLock { targets in targets.removeValue(forKey: watch).map { Array($0.values) } ?? [] }
     }
 
     /// The subdirectories watched when `name` appears inside a directory of `scope`: `ByHost` in the user's, the

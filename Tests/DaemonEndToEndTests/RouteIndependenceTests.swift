@@ -94,6 +94,125 @@ struct RouteIndependenceTests {
         #expect(daemon.finish() == 0)
     }
 
+    @Test("a domain file kept as a link by a dotfile manager is read and written through the link on either route")
+    func stowedDomainFile() throws {
+        let domain = "com.example.stowed"
+        let commands: [[String]] = [
+            ["read", domain], ["write", domain, "fontSize", "-int", "12"], ["read", domain, "fontSize"],
+            ["delete", domain, "theme"], ["export", domain, "-"], ["delete", domain], ["read", domain],
+            ["write", domain, "theme", "light"],
+        ]
+        var transcripts: [String: [String]] = [:]
+        for route in ["off", "on"] {
+            let home = try DaemonHome()
+            // GNU stow's shape: the Preferences directory's entry is a relative link into the package's tree.
+            let package = home.directory.file("dotfiles/prefs")
+            try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: true)
+            let target = package + "/\(domain).plist"
+            try Data("<plist><dict><key>theme</key><string>dark</string></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: target))
+            let link = home.preferences + "/\(domain).plist"
+            try FileManager.default.createSymbolicLink(
+                atPath: link, withDestinationPath: "../dotfiles/prefs/\(domain).plist")
+            let variables = ["HOME": home.directory.path]
+            let daemon = route == "on" ? try DaemonProcess(home, environment: variables) : nil
+            try daemon?.waitUntilServing(home)
+
+            var transcript: [String] = []
+            for command in commands {
+                var environment = home.environment.merging(variables) { $1 }
+                environment["PREFERENCES_DAEMON"] = route
+                let result = try runProgram(Self.defaults, command, environment: environment)
+                transcript.append(
+                    "\(command.joined(separator: " ")) → \(result.status) \(result.output)\(result.error)")
+            }
+            transcripts[route] = transcript
+            #expect(
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: link))
+                    == "../dotfiles/prefs/\(domain).plist", "\(route): the link stays a link")
+            let stored = try PlistSerialization.decode(Array(try Data(contentsOf: URL(fileURLWithPath: target))))
+            #expect(stored == ["theme": "light"], "\(route)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: package) == ["\(domain).plist"])
+            daemon?.signal(SIGTERM)
+            #expect(daemon?.finish() ?? 0 == 0)
+        }
+        let onFiles = try #require(transcripts["off"])
+        #expect(onFiles[2] == "read \(domain) fontSize → 0 12\n", "\(onFiles)")
+        #expect(transcripts["on"] == onFiles)
+    }
+
+    @Test("a hand edit of a domain's file is what the next commands see and keep, on either route")
+    func handEditSticks() throws {
+        let domain = "com.example.edited"
+        var transcripts: [String: [String]] = [:]
+        for route in ["off", "on"] {
+            let home = try DaemonHome()
+            let daemon = route == "on" ? try DaemonProcess(home) : nil
+            try daemon?.waitUntilServing(home)
+            #expect(try Self.defaults(["write", domain, "a", "-int", "1"], in: home, route: route).status == 0)
+            // An editor's save: a new file renamed over the old one, with a key the store never wrote.
+            let path = home.preferences + "/\(domain).plist"
+            try Data(
+                "<plist><dict><key>a</key><integer>2</integer><key>b</key><string>by hand</string></dict></plist>".utf8
+            )
+            .write(to: URL(fileURLWithPath: path + ".save"))
+            #expect(rename(path + ".save", path) == 0)
+            // prefsd learns of the edit from inotify; the files route reads the file itself.
+            #expect(eventually { (try? Self.defaults(["read", domain, "a"], in: home, route: route).output) == "2\n" })
+            transcripts[route] = try Self.transcript(
+                [
+                    ["read", domain], ["write", domain, "c", "-int", "3"], ["read", domain, "b"],
+                    ["export", domain, "-"],
+                ],
+                in: home, route: route)
+            #expect(try home.storedValues(domain) == ["a": 2, "b": "by hand", "c": 3], "\(route)")
+            daemon?.signal(SIGTERM)
+            #expect(daemon?.finish() ?? 0 == 0)
+        }
+        #expect(transcripts["off"]?.first?.contains("b = \"by hand\"") == true, "\(transcripts)")
+        #expect(transcripts["on"] == transcripts["off"])
+    }
+
+    @Test("a write that would take a domain past its size limit is refused alike on either route, nothing changed")
+    func tooLargeWriteIsRefused() throws {
+        let domain = "com.example.large"
+        // A domain just under the 4 MiB limit, and a value of 100,000 bytes that takes it over.
+        let near = String(repeating: "n", count: 4_150_000)
+        let big = String(repeating: "b", count: 100_000)
+        var transcripts: [String: [String]] = [:]
+        for route in ["off", "on"] {
+            let home = try DaemonHome()
+            let daemon = route == "on" ? try DaemonProcess(home) : nil
+            try daemon?.waitUntilServing(home)
+            let path = home.preferences + "/\(domain).plist"
+            let original = Data("<plist><dict><key>near</key><string>\(near)</string></dict></plist>".utf8)
+            try original.write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -10)], ofItemAtPath: path)
+            transcripts[route] = try Self.transcript(
+                [["write", domain, "big", big], ["read", domain, "big"], ["write", domain, "small", "-int", "1"]],
+                in: home, route: route
+            ).map { $0.replacingOccurrences(of: big, with: "<100,000 bytes>") }
+            let stored = try home.storedValues(domain)
+            #expect(stored?["big"] == nil && stored?["small"] == 1 && stored?["near"]?.stringValue == near, "\(route)")
+            daemon?.signal(SIGTERM)
+            #expect(daemon?.finish() ?? 0 == 0)
+        }
+        let onFiles = try #require(transcripts["off"])
+        #expect(onFiles[0].contains("beyond the domain size limit"), "\(onFiles)")
+        #expect(onFiles[0].hasPrefix("write \(domain) big <100,000 bytes> → 1 "), "\(onFiles)")
+        #expect(transcripts["on"] == onFiles)
+    }
+
+    /// Each command's line, status, output and standard error, with the home's paths made comparable.
+    static func transcript(_ commands: [[String]], in home: DaemonHome, route: String) throws -> [String] {
+        try commands.map { command in
+            let result = try defaults(command, in: home, route: route)
+            return "\(command.joined(separator: " ")) → \(result.status) \(result.output)\(result.error)"
+                .replacingOccurrences(of: home.directory.path, with: "<home>")
+        }
+    }
+
     @Test("a write of a key a forced layer holds is stored and says, on either route, that the forced value wins")
     func forcedKeyWriteWarns() throws {
         var warnings: [String: String] = [:]
@@ -208,6 +327,7 @@ struct RouteIndependenceTests {
         case .directory:
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         case .symbolicLink:
+            // Outside the home directory (the test's own, not the temporary one): a link the store refuses.
             let target = home.directory.file("elsewhere.plist")
             try Data("<plist><dict><key>a</key><integer>1</integer></dict></plist>".utf8)
                 .write(to: URL(fileURLWithPath: target))
@@ -243,6 +363,7 @@ struct RouteIndependenceTests {
         let result = try defaults(arguments.map { $0 == "IMPORT" ? imported : $0 }, in: home, route: route)
         func comparable(_ text: String) -> String {
             text.replacingOccurrences(of: home.preferences, with: "<preferences>")
+                .replacingOccurrences(of: home.directory.path, with: "<home>")
                 .replacingOccurrences(of: #"corrupt-\d{8}T\d{6}Z"#, with: "corrupt-<time>", options: .regularExpression)
         }
         // The files route also says where it set the file aside: prefsd sets it aside at its own write and logs it.

@@ -238,10 +238,11 @@ import Testing
         #expect(reader.value(forKey: "control", in: app) == "bell \u{7}")
     }
 
-    @Test func symbolicLinksAreNotFollowed() throws {
+    @Test func symbolicLinksOutOfTheHomeDirectoryAreNotFollowed() throws {
         let fixture = try StoreFixture()
         try FileSystem.makeDirectories(fixture.paths.preferencesDirectory)
-        let outside = fixture.directory.file("outside.plist")
+        let elsewhere = try TemporaryDirectory(prefix: "prefs-elsewhere")
+        let outside = elsewhere.file("outside.plist")
         try writeFile(outside, try PlistSerialization.encode(["secret": "outside"], format: .xml))
         let original = try readBytes(outside)
         #expect(symlink(outside, try fixture.path(app)) == 0)

@@ -20,7 +20,7 @@ final class StoreFixture: Sendable {
         paths = StorePaths(
             preferencesDirectory: directory.file("prefs"), systemDirectory: directory.file("system"),
             shippedDirectory: directory.file("domains"), machineID: Self.machineID,
-            fleetDirectory: directory.file("prefs/Fleet"))
+            fleetDirectory: directory.file("prefs/Fleet"), homeDirectory: directory.path)
     }
 
     /// A store on the fixture's directories; diagnostics are collected in ``diagnostics``.

@@ -8,7 +8,11 @@ public final class TemporaryDirectory: Sendable {
 
     /// Creates the directory.
     public init(prefix: String = "prefs-test") throws {
-        let template = NSTemporaryDirectory() + "/\(prefix)-XXXXXX"
+        // NSTemporaryDirectory() ends in a slash: without it the path is canonical, as messages that resolve links
+        // print it.
+        var parent = NSTemporaryDirectory()
+        while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
+        let template = parent + "/\(prefix)-XXXXXX"
         var buffer = Array(template.utf8CString)
         guard let created = buffer.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw CorpusError("mkdtemp failed for \(template)")
