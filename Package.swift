@@ -292,6 +292,7 @@ let package = Package(
             name: "PrefsDaemonTests",
             dependencies: [
                 "PrefsDaemon", "PrefsClient", "PrefsTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 "PrefsPlist", "PrefsWire", "PrefsStore", "PrefsPOSIX", "PrefsFleet",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -220,7 +220,7 @@ public final class DaemonServer: Service, Sendable {
         let connections = state.withLock { $0.connections.values.map(\.channel) }
         logger.info("stopping", metadata: ["clients": "\(connections.count)"])
         for channel in connections {
-            channel.pipeline.fireUserInboundEventTriggered(ConnectionHandler.ShutdownEvent())
+            channel.pipeline.fireUserInboundEventTriggered(ConnectionEvent.shutdown)
         }
         // A client that does not read cannot receive its closing event: close it anyway after the drain timeout.
         let drainTimeout = TimeAmount.nanoseconds(Int64(configuration.drainTimeout.components.seconds) * 1_000_000_000)
@@ -384,7 +384,7 @@ public final class DaemonServer: Service, Sendable {
             state.admitted += 1
             return (true, victim)
         }
-        evicted?.pipeline.fireUserInboundEventTriggered(ConnectionHandler.EvictEvent())
+        evicted?.pipeline.fireUserInboundEventTriggered(ConnectionEvent.evict)
         guard admitted else {
             let limit = policy.limits.maxConnections
             let error =
@@ -426,13 +426,9 @@ public final class DaemonServer: Service, Sendable {
                     state.connections[identifier] = Connection(channel: channel, activity: activity)
                     state.statusDirty = true
                 }
-                try channel.pipeline.syncOperations.addHandler(
-                    ByteToMessageHandler(
-                        WireFrameChannelDecoder(
-                            limits: policy.limits, budget: shared.frameBudget, frameTimeout: policy.frameTimeout,
-                            activity: activity)))
-                try channel.pipeline.syncOperations.addHandler(
-                    ConnectionHandler(shared: shared, policy: policy, activity: activity, credentials: credentials))
+                try ConnectionPipeline.addHandlers(
+                    to: channel.pipeline.syncOperations, shared: shared, policy: policy, activity: activity,
+                    credentials: credentials)
             }
         }
     }

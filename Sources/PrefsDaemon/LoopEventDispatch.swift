@@ -13,7 +13,7 @@ import Synchronization
 final class LoopEventDispatch: Sendable {
     /// One subscription's batch of store events.
     struct Delivery: Sendable {
-        let handler: NIOLoopBound<ConnectionHandler>
+        let handler: NIOLoopBound<SubscriptionHandler>
         let subscription: UInt64
         let generation: UInt64
         let events: [ChangeEvent]
