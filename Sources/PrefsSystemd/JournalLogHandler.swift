@@ -136,7 +136,7 @@ public struct JournalLogHandler: LogHandler {
     private static let journalFailureReported = Atomic(false)
 
     /// Says once per process why entries go to standard error although journald was expected.
-    private static func reportJournalFailureOnce(_ error: PrefsSystemdError.SystemCallError, identifier: String) {
+    private static func reportJournalFailureOnce(_ error: SystemCallError, identifier: String) {
         guard !journalFailureReported.exchange(true, ordering: .relaxed) else { return }
         Systemd.writeStandardError(
             Array("\(identifier): cannot write to journald (\(error)); logging to standard error instead\n".utf8))

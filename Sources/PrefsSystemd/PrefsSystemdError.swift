@@ -4,7 +4,7 @@ import PrefsPOSIX
 /// The error every API in `PrefsSystemd` throws.
 ///
 /// It says what went wrong (``code``), in words that name the problem (``message``), and which system call failed
-/// underneath, if one did (``cause``, usually a ``SystemCallError``).
+/// underneath, if one did (``cause``: the call, its `errno` and the reason).
 public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -24,23 +24,6 @@ public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
 
         /// The code's name, such as `notifyFailed`.
         public var description: String { "\(base)" }
-    }
-
-    /// A system or libsystemd call that failed, with the `errno` it reported.
-    public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The function that failed, such as `sd_notify`.
-        public let call: String
-        /// The `errno` value (libsystemd's negative return value, negated).
-        public let errno: Int32
-
-        /// Creates the error for `call` failing with `errno`.
-        public init(call: String, errno: Int32) {
-            self.call = call
-            self.errno = errno
-        }
-
-        /// `sd_notify: Connection refused (errno 111)`.
-        public var description: String { "\(call): \(POSIX.errorText(errno)) (errno \(errno))" }
     }
 
     /// The kind of failure.

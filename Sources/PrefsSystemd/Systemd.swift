@@ -14,9 +14,9 @@ import Synchronization
 ///
 /// Keeping them in one place keeps C types out of the rest of the module: each function here takes and returns
 /// Swift values, retries `EINTR` where a call can be interrupted, and reads `errno` right after the call that set
-/// it (before anything else can overwrite it). Failures are thrown as ``PrefsSystemdError/SystemCallError``.
+/// it (before anything else can overwrite it). Failures are thrown as `PrefsPOSIX`'s `SystemCallError`.
 enum Systemd {
-    typealias SystemCallError = PrefsSystemdError.SystemCallError
+    typealias SystemCallError = PrefsPOSIX.SystemCallError
 
     // MARK: sd_notify
 
@@ -30,7 +30,7 @@ enum Systemd {
             repeat { result = sd_notify(0, text) } while result == -EINTR
             return result
         }
-        if result < 0 { throw SystemCallError(call: "sd_notify", errno: -result) }
+        if result < 0 { throw SystemCallError("sd_notify", errno: -result) }
         return result > 0
     }
 
@@ -41,7 +41,7 @@ enum Systemd {
         // The variables stay in the environment so that every notifier reads the same answer; a child that
         // inherits them is not fooled, because WATCHDOG_PID names this process.
         let result = sd_watchdog_enabled(0, &microseconds)
-        if result < 0 { throw SystemCallError(call: "sd_watchdog_enabled", errno: -result) }
+        if result < 0 { throw SystemCallError("sd_watchdog_enabled", errno: -result) }
         return result > 0 ? microseconds : nil
     }
 
@@ -72,7 +72,7 @@ enum Systemd {
                 free(names)
             }
         }
-        if count < 0 { throw SystemCallError(call: "sd_listen_fds_with_names", errno: -count) }
+        if count < 0 { throw SystemCallError("sd_listen_fds_with_names", errno: -count) }
         var result: [(descriptor: Int32, name: String)] = []
         for index in 0..<Int(count) {
             let name = names?[index].map { String(cString: $0) } ?? "unknown"
@@ -84,7 +84,7 @@ enum Systemd {
     /// Whether `descriptor` is an `AF_UNIX` `SOCK_STREAM` socket in the listening state.
     static func isListeningUnixStreamSocket(_ descriptor: Int32) throws(SystemCallError) -> Bool {
         let result = sd_is_socket_unix(descriptor, Int32(SOCK_STREAM.rawValue), 1, nil, 0)
-        if result < 0 { throw SystemCallError(call: "sd_is_socket_unix", errno: -result) }
+        if result < 0 { throw SystemCallError("sd_is_socket_unix", errno: -result) }
         return result > 0
     }
 
@@ -96,7 +96,7 @@ enum Systemd {
         let result = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        if result != 0 { throw SystemCallError(call: "getsockname", errno: errno) }
+        if result != 0 { throw SystemCallError("getsockname", errno: errno) }
         guard address.sun_family == sa_family_t(AF_UNIX) else { return nil }
         let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
         let pathLength = min(Int(length) - pathOffset, MemoryLayout.size(ofValue: address.sun_path))
@@ -126,7 +126,7 @@ enum Systemd {
             }
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }
-        if result < 0 { throw SystemCallError(call: "sd_journal_sendv", errno: -result) }
+        if result < 0 { throw SystemCallError("sd_journal_sendv", errno: -result) }
     }
 
     // MARK: Standard error

@@ -10,10 +10,10 @@ import PrefsPOSIX
 
 /// The C calls only the daemon makes, in one place: the umask, the socket's lock, a socket's peer credentials and
 /// listening state. `EINTR` is retried and `errno` is read at once, right after the call that set it. What other
-/// modules do too (file status, directories, removing a file, the environment, sleeping) is `PrefsPOSIX`'s; its
-/// errors become the daemon's ``PrefsDaemonError/SystemCallError`` here.
+/// modules do too (file status, directories, removing a file, the environment, sleeping) is `PrefsPOSIX`'s, and so
+/// is the one `SystemCallError` every failure here is.
 enum DaemonSystem {
-    typealias SystemCallError = PrefsDaemonError.SystemCallError
+    typealias SystemCallError = PrefsPOSIX.SystemCallError
 
     /// Raises the soft limit on open descriptors, up to the hard limit, so that it covers `needed`.
     ///
@@ -42,22 +42,14 @@ enum DaemonSystem {
 
     /// `lstat` of a path, or `nil` when nothing is there.
     static func status(of path: String) throws(SystemCallError) -> FileStatus? {
-        do {
-            return try POSIX.fileStatus(atPath: path, followsSymbolicLinks: false)
-        } catch {
-            throw SystemCallError(error)
-        }
+        try POSIX.fileStatus(atPath: path, followsSymbolicLinks: false)
     }
 
     /// Creates one directory with `mode` (the umask applies); an existing one is left alone.
     /// - Returns: Whether this call created it.
     @discardableResult
     static func makeDirectory(_ path: String, mode: UInt32) throws(SystemCallError) -> Bool {
-        do {
-            return try POSIX.makeDirectory(path, mode: mode)
-        } catch {
-            throw SystemCallError(error)
-        }
+        try POSIX.makeDirectory(path, mode: mode)
     }
 
     /// Opens (creating it 0600 if needed, never following a symbolic link) and exclusively locks a lock file;
@@ -67,12 +59,12 @@ enum DaemonSystem {
         let (descriptor, openError) = POSIX.retrying {
             open(path, (readOnly ? O_RDONLY : O_RDWR) | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(0o600))
         }
-        if descriptor < 0 { throw SystemCallError(call: "open \(path)", errno: openError) }
+        if descriptor < 0 { throw SystemCallError("open", path: path, errno: openError) }
         let (result, code) = POSIX.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
         if result != 0 {
             POSIX.closeDescriptor(descriptor)
             if code == EWOULDBLOCK { return nil }
-            throw SystemCallError(call: "flock \(path)", errno: code)
+            throw SystemCallError("flock", path: path, errno: code)
         }
         return descriptor
     }
@@ -90,23 +82,15 @@ enum DaemonSystem {
 
     /// Creates a directory and its missing parents 0700 (the umask applies).
     static func makeDirectories(_ path: String) throws(SystemCallError) {
-        do {
-            try POSIX.makeDirectories(path, mode: 0o700)
-        } catch {
-            throw SystemCallError(error)
-        }
+        try POSIX.makeDirectories(path, mode: 0o700)
     }
 
     /// Replaces what an existing file holds with `bytes` (never following a symbolic link).
     static func replaceContents(of path: String, with bytes: [UInt8]) throws(SystemCallError) {
         let (descriptor, openError) = POSIX.retrying { open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) }
-        if descriptor < 0 { throw SystemCallError(call: "open \(path)", errno: openError) }
+        if descriptor < 0 { throw SystemCallError("open", path: path, errno: openError) }
         defer { POSIX.closeDescriptor(descriptor) }
-        do {
-            try POSIX.writeAll(bytes, to: descriptor, name: path)
-        } catch {
-            throw SystemCallError(error)
-        }
+        try POSIX.writeAll(bytes, to: descriptor, name: path)
     }
 
     /// Whether a call failed because the file system is read-only or the directory not this user's to write.
@@ -116,11 +100,7 @@ enum DaemonSystem {
 
     /// Removes a file; a missing one is fine.
     static func unlinkFile(_ path: String) throws(SystemCallError) {
-        do {
-            try POSIX.removeFile(path)
-        } catch {
-            throw SystemCallError(error)
-        }
+        try POSIX.removeFile(path)
     }
 
     /// The longest Unix socket path, in bytes (without the terminating NUL).
@@ -151,13 +131,13 @@ enum DaemonSystem {
         let (descriptor, socketError) = POSIX.retrying {
             socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
-        if descriptor < 0 { throw SystemCallError(call: "socket", errno: socketError) }
+        if descriptor < 0 { throw SystemCallError("socket", errno: socketError) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count <= maxSocketPathBytes else {
             POSIX.closeDescriptor(descriptor)
-            throw SystemCallError(call: "bind \(path)", errno: ENAMETOOLONG)
+            throw SystemCallError("bind", path: path, errno: ENAMETOOLONG)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let (bound, bindError) = POSIX.retrying {
@@ -169,12 +149,12 @@ enum DaemonSystem {
         }
         if bound != 0 {
             POSIX.closeDescriptor(descriptor)
-            throw SystemCallError(call: "bind \(path)", errno: bindError)
+            throw SystemCallError("bind", path: path, errno: bindError)
         }
         let (listening, listenError) = POSIX.retrying { listen(descriptor, backlog) }
         if listening != 0 {
             POSIX.closeDescriptor(descriptor)
-            throw SystemCallError(call: "listen \(path)", errno: listenError)
+            throw SystemCallError("listen", path: path, errno: listenError)
         }
         return descriptor
     }
@@ -195,7 +175,7 @@ enum DaemonSystem {
     /// A duplicate of a descriptor, close-on-exec.
     static func duplicate(_ descriptor: Int32) throws(SystemCallError) -> Int32 {
         let (copy, code) = POSIX.retrying { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }
-        if copy < 0 { throw SystemCallError(call: "fcntl F_DUPFD_CLOEXEC \(descriptor)", errno: code) }
+        if copy < 0 { throw SystemCallError("fcntl F_DUPFD_CLOEXEC", path: "descriptor \(descriptor)", errno: code) }
         return copy
     }
 
@@ -209,7 +189,7 @@ enum DaemonSystem {
     /// Reads `SO_PEERCRED` of a connected Unix socket channel, into the layout PrefsPOSIX defines.
     static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeFailedFuture(SystemCallError(call: "getsockopt SO_PEERCRED", errno: ENOTSOCK))
+            return channel.eventLoop.makeFailedFuture(SystemCallError("getsockopt SO_PEERCRED", errno: ENOTSOCK))
         }
         let future: EventLoopFuture<PeerCredentials.Kernel> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.socketOption))

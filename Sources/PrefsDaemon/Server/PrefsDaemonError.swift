@@ -33,28 +33,6 @@ public struct PrefsDaemonError: Error, Sendable, CustomStringConvertible {
         public var description: String { base.rawValue }
     }
 
-    /// A system call that failed, with the `errno` it set.
-    public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The call, with its argument when that helps (`mkdir /run/user/1000/prefsd`).
-        public let call: String
-        /// The `errno` value.
-        public let errno: Int32
-
-        /// Creates the error for `call` failing with `errno`.
-        public init(call: String, errno: Int32) {
-            self.call = call
-            self.errno = errno
-        }
-
-        /// The daemon's form of a `PrefsPOSIX` error: the call followed by its path (`mkdir /run/user/1000/prefsd`).
-        init(_ error: PrefsPOSIX.SystemCallError) {
-            self.init(call: error.path.map { "\(error.call) \($0)" } ?? error.call, errno: error.errno)
-        }
-
-        /// `bind /tmp/x/socket: Address already in use (errno 98)`.
-        public var description: String { "\(call): \(POSIX.errorText(errno)) (errno \(errno))" }
-    }
-
     /// The kind of failure.
     public var code: Code
     /// A sentence naming the problem and the path or setting involved.
