@@ -17,8 +17,11 @@ extension BinaryPlistWriter {
         private var mask: Int
 
         /// Creates a table that holds `expectedCount` objects without growing.
+        ///
+        /// A small value (a wire message, a reply) starts with 16 slots, not a few kilobytes of zeroed slots for
+        /// the two tables of every write; a table that fills up grows like any other.
         init(expectedCount: Int) {
-            var capacity = 256
+            var capacity = 16
             while capacity < 2 * expectedCount, capacity < 1 << 32 { capacity *= 2 }
             slots = Self.allocate(capacity)
             mask = capacity - 1
