@@ -181,7 +181,10 @@ enum OpenStepPlistWriter {
         return bytes.allSatisfy(OpenStepPlistReader.Parser.isUnquotedStringByte)
     }
 
-    private static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    /// Appends a string double-quoted, with `\"`, `\\`, `\n` and `\t`, and `\U` and four hex digits for every
+    /// other control character and everything beyond ASCII (UTF-16 units): OpenStep's quoting, which `defaults
+    /// read` prints too (``PlistValue/defaultsDescription``).
+    static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var index = 0
         while index < bytes.count {

@@ -103,32 +103,7 @@ extension PlistValue {
                 output.append(contentsOf: bytes)
                 return
             }
-            output.append(UInt8(ascii: "\""))
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    output.append(UInt8(ascii: "\\"))
-                    output.append(byte)
-                case UInt8(ascii: "\n"):
-                    output.append(contentsOf: "\\n".utf8)
-                case UInt8(ascii: "\t"):
-                    output.append(contentsOf: "\\t".utf8)
-                case 0x20..<0x7F:
-                    output.append(byte)
-                case 0..<0x80:
-                    appendDefaultsUnicodeEscape(UInt16(byte), to: &output)
-                default:
-                    var iterator = UnsafeBufferPointer(rebasing: bytes[index...]).makeIterator()
-                    var decoder = UTF8()
-                    guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { break }
-                    for unit in scalar.utf16 { appendDefaultsUnicodeEscape(unit, to: &output) }
-                    index += UTF8.width(scalar) - 1
-                }
-                index += 1
-            }
-            output.append(UInt8(ascii: "\""))
+            OpenStepPlistWriter.appendQuoted(bytes, to: &output)
         }
     }
 
@@ -139,14 +114,6 @@ extension PlistValue {
             true
         default:
             false
-        }
-    }
-
-    /// Appends `\U` and four lowercase hex digits.
-    private static func appendDefaultsUnicodeEscape(_ unit: UInt16, to output: inout [UInt8]) {
-        output.append(contentsOf: "\\U".utf8)
-        for shift in stride(from: 12, through: 0, by: -4) {
-            output.append(OpenStepPlistWriter.hexDigit(UInt8(unit >> UInt16(shift) & 0x0F)))
         }
     }
 
