@@ -220,7 +220,7 @@ package struct FleetMirror: Sendable {
 
     /// The merged values of one fleet domain and the source of each key, as the cache holds them.
     package func merged(_ domain: DomainID) -> (values: PlistDictionary, sources: [String: FleetSource]) {
-        let kind: FleetKind = domain.scope == .fleetForced ? .forced : .default
+        guard let kind = FleetKind(domain.scope) else { return ([:], [:]) }
         var contributions: [(rank: Int, key: String, entry: Entry)] = []
         for (key, entry) in entries {
             guard let managed = try? layout.parse(key), managed.kind == kind, managed.domain == domain.name,
@@ -293,7 +293,7 @@ package struct FleetMirror: Sendable {
     }
 
     private func domainID(_ managed: FleetKeyLayout.ManagedKey) -> DomainID {
-        DomainID(managed.domain, scope: managed.kind == .forced ? .fleetForced : .fleetDefault)
+        DomainID(managed.domain, scope: managed.kind.scope)
     }
 
     /// The domains of every entry and of every file in the cache, those no entry accounts for (left by a run with

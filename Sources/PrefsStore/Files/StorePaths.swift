@@ -132,9 +132,8 @@ public struct StorePaths: Hashable, Sendable {
     /// `<fleet>/sources/forced/<domain>.plist` or `<fleet>/sources/default/<domain>.plist`.
     /// - Returns: `nil` for other scopes or without a fleet cache.
     public func fleetSourcesPath(for domain: DomainID) -> String? {
-        guard let fleetDirectory, domain.scope.isFleet else { return nil }
-        let kind = domain.scope == .fleetForced ? "forced" : "default"
-        return "\(fleetDirectory)/sources/\(kind)/\(domain.name.fileStem).plist"
+        guard let fleetDirectory, let kind = FleetKind(domain.scope) else { return nil }
+        return "\(fleetDirectory)/sources/\(kind.rawValue)/\(domain.name.fileStem).plist"
     }
 
     /// The directory of by-host files, `<prefs>/ByHost`.
