@@ -22,6 +22,9 @@ public enum WireStreamFuzzTarget {
     struct Split {
         /// The frames it delivers, in order.
         var frames: [PlistDictionary] = []
+        /// For each frame, what `WireRequest(dictionary:)` made of it when the fast path's check already called it
+        /// (`checkRequest` needs the same call on the same message, a function of it); `nil` otherwise.
+        var requests: [Result<WireRequest, WireRequest.Rejection>?] = []
         /// The error that ends the connection, if any.
         var failure: PrefsWireError?
         /// The bytes of an incomplete last frame, when there is no failure.
@@ -35,9 +38,9 @@ public enum WireStreamFuzzTarget {
         let split = daemonSplit(input, limits: limits)
         checkDecoder(input, chunked: false, against: split, limits: limits)
         checkDecoder(input, chunked: true, against: split, limits: limits)
-        for frame in split.frames {
-            checkFrame(frame, limits: limits)
-            checkRequest(frame, limits: limits)
+        for (frame, read) in zip(split.frames, split.requests) {
+            let reencoded = checkFrame(frame, limits: limits)
+            checkRequest(frame, read: read, reencoded: reencoded, limits: limits)
             checkServerMessage(frame, limits: limits)
         }
     }
@@ -54,8 +57,10 @@ public enum WireStreamFuzzTarget {
                     FuzzInvariant.require(fast == nil, "the fast path read a frame the general way finds incomplete")
                     break reading
                 }
+                var read: Result<WireRequest, WireRequest.Rejection>?
                 if let fast {
-                    let general = try? WireRequest(dictionary: frame.message)
+                    read = Result { () throws(WireRequest.Rejection) in try WireRequest(dictionary: frame.message) }
+                    let general = try? read?.get()
                     FuzzInvariant.require(
                         general == fast,
                         "the fast path read \(fast), the general way \(general.map { "\($0)" } ?? "no request")")
@@ -64,6 +69,7 @@ public enum WireStreamFuzzTarget {
                     frame.length > WireFrame.headerLength && frame.length <= rest.count,
                     "a frame of \(frame.length) bytes was decoded from \(rest.count) bytes")
                 split.frames.append(frame.message)
+                split.requests.append(read)
                 offset += frame.length
             } catch {
                 FuzzInvariant.require(fast == nil, "the fast path read \(fast!), the general way refused it: \(error)")
@@ -141,21 +147,32 @@ public enum WireStreamFuzzTarget {
     }
 
     /// A frame's message re-encodes to a frame that decodes to it, and the encoding is a fixed point.
-    static func checkFrame(_ message: PlistDictionary, limits: WireLimits) {
-        guard let encoded = encodeFrame(message, limits: limits, what: "a decoded frame") else { return }
+    /// - Returns: The re-encoded frame and what it decoded to, when the message fits in a frame.
+    @discardableResult
+    static func checkFrame(
+        _ message: PlistDictionary, limits: WireLimits
+    ) -> (frame: [UInt8], decoded: PlistDictionary)? {
+        guard let encoded = encodeFrame(message, limits: limits, what: "a decoded frame") else { return nil }
         let again = decodeWholeFrame(encoded, limits: limits, what: "a re-encoded frame")
         FuzzInvariant.require(again == message, "a re-encoded frame decodes to another message")
         FuzzInvariant.require(
             encodeFrame(again, limits: limits, what: "a re-decoded frame") == encoded,
             "encoding a decoded frame again gives other bytes")
+        return (encoded, again)
     }
 
     /// A frame as the daemon's connection handler reads it: a request, or a rejection it answers.
-    static func checkRequest(_ message: PlistDictionary, limits: WireLimits) {
+    /// - Parameters:
+    ///   - read: What `WireRequest(dictionary: message)` gave, when it was already called; `nil` calls it.
+    ///   - reencoded: The message's own frame and what it decoded to (``checkFrame(_:limits:)``), if any.
+    static func checkRequest(
+        _ message: PlistDictionary, read: Result<WireRequest, WireRequest.Rejection>? = nil,
+        reencoded: (frame: [UInt8], decoded: PlistDictionary)? = nil, limits: WireLimits
+    ) {
         let request: WireRequest
-        do throws(WireRequest.Rejection) {
-            request = try WireRequest(dictionary: message)
-        } catch {
+        switch read ?? Result(catching: { () throws(WireRequest.Rejection) in try WireRequest(dictionary: message) }) {
+        case .success(let read): request = read
+        case .failure(let error):
             checkRejection(error, of: message, limits: limits)
             return
         }
@@ -168,7 +185,11 @@ public enum WireStreamFuzzTarget {
             FuzzInvariant.require(
                 try WireRequest(dictionary: dictionary) == request, "a request reads back changed from its dictionary")
             guard let frame = encodeFrame(dictionary, limits: limits, what: "a request") else { return }
-            let decoded = decodeWholeFrame(frame, limits: limits, what: "a request's frame")
+            // Most requests' dictionaries are the message itself; the same bytes were decoded, whole, by checkFrame,
+            // and decoding is a function of the bytes, so that result stands for this one.
+            let decoded =
+                reencoded.flatMap { $0.frame == frame ? $0.decoded : nil }
+                ?? decodeWholeFrame(frame, limits: limits, what: "a request's frame")
             FuzzInvariant.require(
                 try WireRequest(dictionary: decoded) == request, "a request reads back changed from its frame")
         } catch {
