@@ -45,8 +45,9 @@ test-deb: deps
 instruction-counts: build
 	@scripts/instruction-counts.sh "$(BIN_DIR)"
 
-# Opt-in, needs root, takes minutes, not part of `make test`: the package installed in a Debian 12 root booted with
-# its own systemd as PID 1, prefsd checked as a socket-activated user service (docs/SYSTEMD.md).
+# Needs root, takes minutes, not part of `make test` (CI runs it after `make test`, on the packages that built, where
+# it is root and may make namespaces): the packages installed in a Debian 12 root booted with its own systemd as PID 1,
+# prefsd checked as a socket-activated user service, the autopkgtests run there (docs/SYSTEMD.md).
 test-system: deps
 	@scripts/install-deps.sh --system
 	@SWIFT=$(SWIFT) scripts/test-system.sh \

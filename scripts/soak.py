@@ -47,6 +47,8 @@ from prefsd.wire import encode_frame  # noqa: E402
 
 SHARED_DOMAINS = [f"com.example.soak.shared{index}" for index in range(10)]
 HAND_DOMAIN = "com.example.soak.hand"
+#: The prefsd the soak started, killed at exit if it still runs (a failure of the soak itself).
+DAEMONS: list[subprocess.Popen] = []
 SYSTEMD_VARIABLES = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
                      "LISTEN_FDNAMES", "JOURNAL_STREAM")
 
@@ -245,6 +247,7 @@ def main() -> int:
     with open(log_path, "wb") as log:
         daemon = subprocess.Popen([os.path.join(options.bin, "prefsd")], env=environment, stdin=subprocess.DEVNULL,
                                   stdout=log, stderr=log)
+    DAEMONS.append(daemon)
     deadline = time.monotonic() + 10
     while True:
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -381,4 +384,10 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        # Whatever happened, no prefsd of the soak outlives it.
+        for daemon in DAEMONS:
+            if daemon.poll() is None:
+                daemon.kill()
