@@ -7,7 +7,8 @@ PREFIX ?= /usr/local
 # Where `make build` puts the release executables (scripts/build-release.sh).
 BIN_DIR := $(CURDIR)/.build/dist/bin
 
-.PHONY: deps run demo test test-deb test-system build install deb docs bench fuzz fuzz-smoke instruction-counts lint clean
+.PHONY: deps run demo test test-deb test-system build install deb docs bench fuzz fuzz-smoke soak instruction-counts lint \
+	clean
 
 deps:
 	@scripts/install-deps.sh
@@ -101,6 +102,14 @@ fuzz: deps
 # compiles several times faster than the release build of `make fuzz`; `make test` runs it.
 fuzz-smoke: deps
 	@FUZZ_SEED=1 FUZZ_CONFIGURATION=debug Fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+
+# A soak of prefsd (opt-in, not part of `make test` or CI): the release build under a mixed load for SOAK_MINUTES
+# (default 30): behaving and misbehaving clients, subscribers, a hand edit every second, SIGHUP every minute. Memory,
+# descriptors and threads must stay flat and nothing acknowledged may be lost (scripts/soak.py, docs/DAEMON.md).
+SOAK_MINUTES ?= 30
+
+soak: build
+	@python3 scripts/soak.py --bin "$(BIN_DIR)" --minutes $(SOAK_MINUTES)
 
 lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz/Package.swift Fuzz/Sources
