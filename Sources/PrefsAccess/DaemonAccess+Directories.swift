@@ -6,7 +6,7 @@ package import PrefsStore
 extension DaemonAccess {
     /// Whether the daemon this access talks to serves the directories `paths` names (the command's environment:
     /// `PREFERENCES_HOME`, `PREFERENCES_SYSTEM_DIR`, `PREFERENCES_DOMAINS_DIR`), told by the claim the serving
-    /// daemon holds in the Preferences directory (``DaemonClaim``) and the daemon's pid (`SO_PEERCRED`).
+    /// daemon holds in the Preferences directory (``DaemonClaim``), the daemon's pid (`SO_PEERCRED`) and its socket.
     ///
     /// prefsd answers from its own directories, whatever the client's environment says; where they differ, this
     /// keeps one warning for ``takeDiagnostics()`` naming both, so that the difference is never silent.
@@ -30,7 +30,9 @@ extension DaemonAccess {
             return "prefsd on \(socketPath) (pid \(daemon)) does not serve \(directory) (PREFERENCES_HOME): no "
                 + "prefsd has claimed it; \(advice)"
         }
-        guard claim.processID == daemon else {
+        // Under socket activation the pid `SO_PEERCRED` gives is the service manager's, which called listen(): the
+        // claim's socket, this one, says the same daemon serves it.
+        guard claim.processID == daemon || Self.sameSocket(claim.socketPath, socketPath) else {
             return "prefsd on \(socketPath) (pid \(daemon)) does not serve \(directory) (PREFERENCES_HOME): prefsd "
                 + "pid \(claim.processID) on \(claim.socketPath) does; \(advice)"
         }
@@ -48,6 +50,15 @@ extension DaemonAccess {
         guard !differences.isEmpty else { return nil }
         return "prefsd on \(socketPath) serves \(directory), but " + differences.joined(separator: " and ") + "; "
             + advice
+    }
+
+    /// Whether two paths name one socket: the same text, or the same file once links are resolved.
+    private static func sameSocket(_ claimed: String, _ used: String) -> Bool {
+        if claimed == used { return true }
+        guard let claimedPath = try? POSIX.canonicalPath(claimed), let usedPath = try? POSIX.canonicalPath(used) else {
+            return false
+        }
+        return claimedPath == usedPath
     }
 
     /// The claim of a running prefsd in `directory`: its record, when the process it names runs as prefsd (a dead

@@ -60,6 +60,46 @@ struct SystemdActivationTests {
         #expect(FileManager.default.fileExists(atPath: home.socketPath))
     }
 
+    /// The socket's peer credentials name the activator, which called listen(), not prefsd: the claim's socket says
+    /// the daemon answering is the one serving the directory.
+    @Test("defaults through an activated prefsd says nothing about the directories it serves")
+    func activatedDaemonServesTheDirectories() throws {
+        let home = try DaemonHome()
+        try FileManager.default.createDirectory(atPath: home.directory.file("run"), withIntermediateDirectories: true)
+        let notify = try NotifyListener(path: home.directory.file("notify"))
+        _ = notify
+        // As systemd does it: the manager binds and listens, then starts prefsd as a process of its own with the
+        // socket as descriptor 3 (systemd-socket-activate execs prefsd in its own process, so it cannot show this).
+        let manager = """
+            import os, socket, sys
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(sys.argv[2]); listener.listen(16)
+            child = os.fork()
+            if child == 0:
+                os.dup2(listener.fileno(), 3)
+                os.set_inheritable(3, True)
+                os.environ.update(LISTEN_FDS="1", LISTEN_FDNAMES="prefsd", LISTEN_PID=str(os.getpid()))
+                os.execv(sys.argv[1], [sys.argv[1]])
+            _, status = os.waitpid(child, 0)
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        let daemon = try DaemonProcess(
+            home, executable: "/usr/bin/python3", arguments: ["-c", manager, DaemonProcess.prefsd, home.socketPath],
+            environment: ["PREFSD_SOCKET": ""])
+        try waitForSocket(home.socketPath)
+        var environment = home.environment
+        environment["PREFERENCES_DAEMON"] = "on"
+        let defaults = BuiltProduct("defaults").path
+        for arguments in [["write", "com.example.app", "k", "v"], ["read", "com.example.app", "k"]] {
+            let result = try runProgram(defaults, arguments, environment: environment)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            #expect(result.error == "", "\(arguments)")
+        }
+        #expect(daemon.daemonPID != daemon.pid, "prefsd runs as the manager's child, as under systemd")
+        daemon.signalDaemon(SIGTERM)
+        #expect(daemon.finish() == 0)
+    }
+
     @Test("with IdleExitSeconds, an activated daemon stays while a client is connected and exits 0 once idle")
     func idleExit() throws {
         let home = try DaemonHome(settings: ["IdleExitSeconds": 1])
