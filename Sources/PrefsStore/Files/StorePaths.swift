@@ -27,7 +27,8 @@ public struct StorePaths: Hashable, Sendable {
     /// The fleet cache prefsd mirrors managed domains into (docs/FLEET.md), or `nil` to have no fleet layers.
     public var fleetDirectory: String?
     /// The user's home directory (`$HOME`, else the password database's): a domain file that is a symbolic link is
-    /// followed only to a file inside it (``FileSystem/followedLink(at:home:)``), or never when this is `nil`.
+    /// followed only to a regular file of the user's inside it (as dotfile managers make them), or never when this
+    /// is `nil`.
     public var homeDirectory: String?
     /// Where the lock files go instead of `<prefs>/.locks`: for a domain given as a file path outside the user's
     /// Preferences directory, so that writing `./local.plist` leaves no `.locks` in the working directory.
