@@ -42,7 +42,7 @@ struct CommandRunner: Sendable {
 
     /// Opens the files directly, whatever runs: what tests use, and what a domain given as a file path gets.
     static let filesOpener: StorageOpener = { paths, watchesFiles, _ in
-        FileAccess(paths: paths, configuration: fileConfiguration(watchesFiles: watchesFiles))
+        StoreAccess(paths: paths, configuration: fileConfiguration(watchesFiles: watchesFiles))
     }
 
     /// The opener of the `defaults` executable: the user's directories by the route `PREFERENCES_DAEMON` chooses

@@ -68,7 +68,7 @@ extension Preferences {
     /// skipped because their file cannot be read. Its description is what `defaults explain` prints.
     /// - Parameter key: The key.
     public func source(forKey key: String) -> PreferenceSource {
-        PreferenceSource(backend.resolve(key, in: searchList))
+        PreferenceSource(engine.resolve(key, in: searchList))
     }
 
     /// The layers this instance searches, highest priority first: the order a read walks.

@@ -115,10 +115,10 @@ extension Preferences {
     /// - Throws: ``PreferencesError``: `invalidName`, or `corrupt` / `storeUnavailable` when its file cannot be used.
     func persistentDomainValues(forName domainName: String) throws(PreferencesError) -> PlistDictionary? {
         let id = DomainID(try Self.domainName(domainName))
-        do throws(PrefsAccessError) {
-            return try backend.persistentDomain(id)
+        do throws(PrefsStoreError) {
+            return try engine.persistentDomain(id)
         } catch {
-            throw PreferencesError(error)
+            throw PreferencesError(PrefsAccessError(error))
         }
     }
 
@@ -127,7 +127,7 @@ extension Preferences {
     func setPersistentDomainValues(_ values: PlistDictionary, forName domainName: String) throws(PreferencesError) {
         let id = DomainID(try Self.domainName(domainName))
         do throws(PrefsAccessError) {
-            try backend.setPersistentDomain(values, for: id)
+            try access.replaceValues(of: id, with: values)
         } catch {
             throw PreferencesError(error)
         }

@@ -49,9 +49,9 @@ extension Preferences {
         do throws(PrefsAccessError) {
             // The file is looked for first: an application without one costs a failed open, not a read of the record.
             guard let values = try located.values(of: domainName) else { return }
-            if try backend.hasMigrated(domainName, from: located.kind) { return }
-            let plan = try backend.adopt(values, into: writeDomain)
-            try backend.recordMigration(of: domainName, from: located.kind)
+            if try access.hasMigrated(domainName, from: located.kind) { return }
+            let plan = try access.migrate(values, into: writeDomain, overwrite: false, dryRun: false)
+            try access.recordMigrations([(domainName, located.kind)])
             report(
                 PreferencesError(
                     .migrated, Self.describe(plan, of: domainName, from: located), path: located.path(of: domainName)))

@@ -16,7 +16,7 @@ extension Preferences {
     ///   (a file that cannot be read, a missing machine id), naming the file.
     public func value(forKey key: String) throws(PreferencesError) -> PlistValue? {
         let list = searchList
-        let resolution = backend.resolve(key, in: list)
+        let resolution = engine.resolve(key, in: list)
         if !resolution.skipped.isEmpty {
             let layers = list.layers
             let winnerPosition = resolution.winner.flatMap { winner in layers.firstIndex(of: winner.layer) }
@@ -49,7 +49,7 @@ extension Preferences {
     ///   a write is durable, or it changes nothing.
     public func synchronizeThrowing() throws(PreferencesError) {
         do throws(PrefsAccessError) {
-            try backend.synchronize()
+            try access.synchronize()
         } catch {
             throw PreferencesError(error)
         }

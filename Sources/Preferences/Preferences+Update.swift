@@ -39,7 +39,7 @@ extension Preferences {
     ) throws(PreferencesError) -> PlistValue? {
         try checkNotForced(key)
         do throws(PrefsAccessError) {
-            return try backend.update(key: key, in: writeDomain, transform)
+            return try access.update(key: key, in: writeDomain, transform).value
         } catch {
             throw PreferencesError(error).inDomain(domain, key: key)
         }

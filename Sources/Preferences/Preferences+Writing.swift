@@ -131,7 +131,7 @@ extension Preferences {
     func write(_ value: PlistValue?, forKey key: String) throws(PreferencesError) {
         try checkNotForced(key)
         do throws(PrefsAccessError) {
-            try backend.set(value, forKey: key, in: writeDomain)
+            try access.setValue(value, forKey: key, in: writeDomain)
         } catch {
             throw PreferencesError(error)
         }

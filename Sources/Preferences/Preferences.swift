@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsAccess
 @_exported public import PrefsPlist
 import PrefsStore
 import Synchronization
@@ -34,8 +35,10 @@ public final class Preferences: Sendable {
     /// The user-scope domain writes go to.
     let writeDomain: DomainID
     let storage: PreferencesStorage
-    let backend: any PreferencesBackend
+    /// The engine, shared by the instances of ``storage``: on the files, in memory, or caching prefsd's domains.
     let engine: PreferencesStore
+    /// The access layer on the engine, for what `defaults` shares (updates, migrations, the mapping of errors).
+    let access: StoreAccess
     /// Whether the administrator forces any key of this domain, without a lookup per write.
     let forcedKeys: ForcedKeyWatch
     private let search: Mutex<SearchState>
@@ -126,11 +129,11 @@ public final class Preferences: Sendable {
         self.domainName = name
         self.writeDomain = DomainID(name)
         self.storage = storage
-        self.backend = storage.handle.resolvedBackend()
-        self.engine = backend.engine
+        let opened = storage.handle.engine()
+        self.engine = opened.store
+        self.access = opened.access
         self.forcedKeys = ForcedKeyWatch(domain: name, engine: engine)
         let list = Self.searchList(name, suites: suites)
-        backend.prepare(list)
         let view = engine.effectiveView(for: list)
         self.search = Mutex(SearchState(suites: suites, list: list, views: [view]))
         self.currentView = Atomic(Unmanaged.passUnretained(view))
@@ -188,7 +191,6 @@ public final class Preferences: Sendable {
             guard suites != state.suites else { return }
             state.suites = suites
             state.list = Self.searchList(domainName, suites: suites)
-            backend.prepare(state.list)
             let view = engine.effectiveView(for: state.list)
             // The store shares a view per search list: going back to an earlier list keeps no new view.
             if !state.views.contains(where: { $0 === view }) { state.views.append(view) }

@@ -86,6 +86,11 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
 extension PreferencesError {
     /// The facade's view of a store failure: the same message, file and cause under the matching code.
     init(_ error: PrefsStoreError) {
+        // An engine on prefsd wraps the access layer's error, which has its own mapping.
+        if let access = error.cause as? PrefsAccessError {
+            self.init(access)
+            return
+        }
         let code: Code =
             switch error.code {
             case .invalidDomainName: .invalidName

@@ -40,6 +40,15 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
         case always
         /// Never: the files directly (embedded mode), with `flock` and inotify keeping processes coherent.
         case never
+
+        /// The access layer's policy of the same meaning.
+        var policy: DaemonPolicy {
+            switch self {
+            case .automatic: .automatic
+            case .always: .always
+            case .never: .never
+            }
+        }
     }
 
     /// The shared state behind a storage value: made once, on first use.
@@ -47,7 +56,7 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
         let kind: Kind
         let flushDelay: Duration
         let diagnostics: @Sendable (PreferencesError) -> Void
-        private let backend = Mutex<(any PreferencesBackend)?>(nil)
+        private let opened = Mutex<Engine?>(nil)
         /// Volatile domains by name (``Preferences/setVolatileDomain(_:forName:)``): kept, never searched.
         let volatileDomains = Mutex<[String: PlistDictionary]>([:])
 
@@ -57,62 +66,42 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
             self.diagnostics = diagnostics
         }
 
-        /// The backend, created on first use.
-        func resolvedBackend() -> any PreferencesBackend {
-            backend.withLock { backend in
-                if let backend { return backend }
+        /// The engine, opened on first use.
+        func engine() -> Engine {
+            opened.withLock { opened in
+                if let opened { return opened }
                 let diagnostics = self.diagnostics
                 let configuration = StoreConfiguration(
                     flushDelay: flushDelay,
                     diagnostics: { diagnostic in diagnostics(PreferencesError(diagnostic.error)) })
-                let engine: PreferencesStore
+                let store: PreferencesStore
                 switch kind {
-                case .files(let paths?, _): engine = PreferencesStore(paths: paths, configuration: configuration)
+                case .files(let paths?, _): store = PreferencesStore(paths: paths, configuration: configuration)
                 case .files(nil, let use):
-                    let paths = StorePaths.fromProcessEnvironment()
-                    if PreferencesStorage.usesDaemon(use) {
-                        let created = DaemonBackend(
-                            socketPath: AccessRoute.defaultSocketPath, paths: paths,
-                            configuration: configuration, diagnostics: diagnostics)
-                        backend = created
-                        return created
-                    }
-                    engine = PreferencesStore(paths: paths, configuration: configuration)
+                    store = AccessRoute.openEngine(
+                        paths: .fromProcessEnvironment(), policy: use.policy, clientName: "Preferences",
+                        configuration: configuration)
                 case .daemon(let socket, let paths):
-                    let created = DaemonBackend(
-                        socketPath: socket, paths: paths, configuration: configuration, diagnostics: diagnostics)
-                    backend = created
-                    return created
-                case .memory: engine = PreferencesStore.inMemory(configuration: configuration)
+                    store = AccessRoute.openEngine(
+                        paths: paths, policy: .always, socketPath: socket, clientName: "Preferences",
+                        configuration: configuration)
+                case .memory: store = PreferencesStore.inMemory(configuration: configuration)
                 }
-                let created = StoreBackend(engine: engine)
-                backend = created
-                return created
+                let engine = Engine(store: store, access: StoreAccess(store: store))
+                opened = engine
+                return engine
             }
         }
+    }
+
+    /// The engine of a storage value: the store, on the source the route chose, and the access layer on it (the
+    /// atomic updates, migrations and error mapping `defaults` shares).
+    struct Engine: Sendable {
+        let store: PreferencesStore
+        let access: StoreAccess
     }
 
     let handle: Handle
-
-    /// Whether the user's preferences go through the daemon: `use`, unless `PREFERENCES_DAEMON` says `on` or `off`
-    /// (the access layer's one reading of it); for ``DaemonUse/automatic``, whether the daemon answers now.
-    static func usesDaemon(_ use: DaemonUse) -> Bool {
-        let requested: DaemonPolicy =
-            switch use {
-            case .automatic: .automatic
-            case .always: .always
-            case .never: .never
-            }
-        switch DaemonPolicy.effective(requested) {
-        case .always: return true
-        case .never: return false
-        case .automatic:
-            let probe = DaemonAccess(
-                socketPath: AccessRoute.defaultSocketPath, clientName: "Preferences probe",
-                timeout: .seconds(2))
-            return (try? probe.connect()) != nil
-        }
-    }
 
     /// The user's preferences as the environment places them; what ``Preferences/standard`` uses.
     public static let `default` = PreferencesStorage.environment()
@@ -220,7 +209,7 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
                 "the contents of domain \(name) come from its file; only an in-memory storage takes them")
         }
         do throws(PrefsStoreError) {
-            try handle.resolvedBackend().engine.setStoredContents(values, of: DomainID(domain, scope: scope.storeScope))
+            try handle.engine().store.setStoredContents(values, of: DomainID(domain, scope: scope.storeScope))
         } catch {
             throw PreferencesError(error)
         }
@@ -230,7 +219,7 @@ public struct PreferencesStorage: Sendable, CustomStringConvertible {
     public var description: String {
         switch handle.kind {
         case .files(let paths?, _): "files in \(paths.preferencesDirectory)"
-        case .files(nil, _): handle.resolvedBackend().description
+        case .files(nil, _): handle.engine().access.route.description
         case .daemon(let socket, _): "prefsd at \(socket)"
         case .memory: "in memory"
         }

@@ -43,34 +43,86 @@ package enum AccessRoute: Sendable, Hashable, CustomStringConvertible {
         socketPath: String = defaultSocketPath, clientName: String,
         connectsNow: Bool = true, files: StoreConfiguration, firstRead: FirstRead? = nil
     ) throws(PrefsAccessError) -> any DomainAccess {
+        switch try choose(
+            paths: paths, policy: policy, socketPath: socketPath, clientName: clientName, connectsNow: connectsNow,
+            firstRead: firstRead)
+        {
+        case .daemon(let access): return access
+        case .files(let warning):
+            let access = StoreAccess(paths: paths, configuration: files)
+            if let warning { access.report(warning) }
+            return access
+        }
+    }
+
+    /// Opens the engine of the `Preferences` library by the route a policy chooses (as ``open(paths:policy:socketPath:clientName:connectsNow:files:firstRead:)``
+    /// does for `defaults`): a store on the files, or a store whose source is `prefsd` (``DaemonDomains``), which
+    /// keeps the connection the choice made for its first requests. Under ``DaemonPolicy/always`` it does not wait
+    /// for the daemon: requests fail with `.unavailable` until it answers.
+    /// - Parameters:
+    ///   - paths: The user's directories.
+    ///   - policy: The program's choice; `PREFERENCES_DAEMON` overrides ``DaemonPolicy/automatic`` only.
+    ///   - socketPath: The daemon's socket; by default the one the environment names.
+    ///   - clientName: The name the daemon logs for this client.
+    ///   - configuration: How the engine behaves (flush delay, diagnostics).
+    /// - Returns: The engine.
+    package static func openEngine(
+        paths: StorePaths, policy: DaemonPolicy = .automatic, socketPath: String = defaultSocketPath,
+        clientName: String, configuration: StoreConfiguration
+    ) -> PreferencesStore {
+        let choice =
+            (try? choose(
+                paths: paths, policy: policy, socketPath: socketPath, clientName: clientName, connectsNow: false))
+            ?? .files(warning: nil)
+        switch choice {
+        case .daemon(let access):
+            return PreferencesStore(
+                paths: paths, configuration: configuration, source: DaemonDomains(access: access, paths: paths))
+        case .files(let warning):
+            if let warning { configuration.diagnostics(warning) }
+            return PreferencesStore(paths: paths, configuration: configuration)
+        }
+    }
+
+    /// What a policy chooses now.
+    private enum Choice {
+        /// prefsd, through this access (connected, unless the policy is ``DaemonPolicy/always`` and the caller does
+        /// not wait).
+        case daemon(DaemonAccess)
+        /// The files; with a warning when a daemon was there but did not greet in time.
+        case files(warning: StoreDiagnostic?)
+    }
+
+    /// The one decision between prefsd and the files.
+    private static func choose(
+        paths: StorePaths, policy: DaemonPolicy, socketPath: String, clientName: String, connectsNow: Bool,
+        firstRead: FirstRead? = nil
+    ) throws(PrefsAccessError) -> Choice {
         func connect(_ access: DaemonAccess) throws(PrefsAccessError) {
             if let firstRead { try access.connect(reading: firstRead) } else { try access.connect() }
         }
         switch DaemonPolicy.effective(policy) {
         case .never:
-            return FileAccess(paths: paths, configuration: files)
+            return .files(warning: nil)
         case .always:
             let access = DaemonAccess(socketPath: socketPath, clientName: clientName)
             if connectsNow { try connect(access) }
-            return access
+            return .daemon(access)
         case .automatic:
             let access = DaemonAccess(socketPath: socketPath, clientName: clientName)
             do {
                 try connect(access)
-                return access
+                return .daemon(access)
             } catch {
-                let fallback = FileAccess(paths: paths, configuration: files)
                 // No daemon is the usual case and goes unsaid; a daemon that is there but does not greet in time
                 // (stopped, stuck) is worth a line. Only `hello` was sent to it, so the files are safe to use.
-                if error.isHandshakeTimeout {
-                    fallback.report(
-                        StoreDiagnostic(
-                            severity: .warning, domain: nil,
-                            error: PrefsStoreError(
-                                .unavailable,
-                                "\(error.message); using the files in \(paths.preferencesDirectory) instead")))
-                }
-                return fallback
+                guard error.isHandshakeTimeout else { return .files(warning: nil) }
+                return .files(
+                    warning: StoreDiagnostic(
+                        severity: .warning, domain: nil,
+                        error: PrefsStoreError(
+                            .unavailable,
+                            "\(error.message); using the files in \(paths.preferencesDirectory) instead")))
             }
         }
     }

@@ -222,7 +222,15 @@ package final class DaemonAccess: DomainAccess {
     package func replaceValues(
         of domain: DomainID, with values: PlistDictionary
     ) throws(PrefsAccessError) -> UInt64 {
-        let result = try send(.writeDomain(try Self.wireDomain(domain), values: values, expectedVersion: nil))
+        try replaceValues(of: domain, with: values, expectedVersion: nil)
+    }
+
+    /// Replaces a domain's contents, optionally only if the domain is still at `expectedVersion`.
+    func replaceValues(
+        of domain: DomainID, with values: PlistDictionary, expectedVersion: UInt64?
+    ) throws(PrefsAccessError) -> UInt64 {
+        let result = try send(
+            .writeDomain(try Self.wireDomain(domain), values: values, expectedVersion: expectedVersion))
         return try Self.version(of: result)
     }
 

@@ -3,7 +3,7 @@ package import PrefsPlist
 package import PrefsStore
 
 /// The user's preferences as a client sees them, through `prefsd` (``DaemonAccess``) or on the files directly
-/// (``FileAccess``): the one client-side layer that `defaults` and the `Preferences` library share.
+/// (``StoreAccess``): the one client-side layer that `defaults` and the `Preferences` library share.
 ///
 /// It owns what both need and must agree on: the route (``AccessRoute``, `PREFERENCES_DAEMON`), the mapping of
 /// domains to the protocol, the mapping of errors (``PrefsAccessError``), and atomic read-modify-write

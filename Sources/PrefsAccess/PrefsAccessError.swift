@@ -59,8 +59,13 @@ package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
     /// The message, as a user should see it.
     package var description: String { message }
 
-    /// A store error, with its message.
+    /// A store error, with its message; one that wraps this layer's own error (an engine on prefsd, which
+    /// ``DaemonDomains`` feeds) is that error again.
     package init(_ error: PrefsStoreError) {
+        if let access = error.cause as? PrefsAccessError {
+            self = access
+            return
+        }
         let code: Code =
             switch error.code {
             case .invalidDomainName: .invalidName

@@ -83,7 +83,7 @@ import Testing
     @Test("adopting on the files is one durable change; a dry run changes nothing; a later adoption keeps what is set")
     func adoptionOnTheFiles() throws {
         let directory = try TemporaryDirectory()
-        let access = FileAccess(
+        let access = StoreAccess(
             paths: StorePaths(
                 preferencesDirectory: directory.file("prefs"), systemDirectory: nil, shippedDirectory: nil,
                 machineID: nil),

@@ -8,6 +8,8 @@ extension PreferencesStore {
     ///
     /// The view's domains are loaded (and from then on watched) when it is created.
     public func effectiveView(for searchList: SearchList) -> EffectiveView {
+        // A committing source subscribes to the list's domains together, and takes up those it lost again.
+        if case .committing(let committing) = source { committing.prepare(searchList.domains) }
         if let view = state.withLock({ $0.views[searchList]?.view }) { return view }
         var domainSlots: [DomainID: Int] = [:]
         for domain in searchList.domains { domainSlots[domain] = loadDomain(domain) }
@@ -54,6 +56,8 @@ extension PreferencesStore {
         where domain.scope.isFleet && domainSlots[domain] != nil && fleetSources[domain] == nil {
             if let path = paths.fleetSourcesPath(for: domain) { fleetSources[domain] = FleetSource.read(path: path) }
         }
+        var committing: (any CommittingDomainSource)?
+        if case .committing(let source) = source { committing = source }
         return state.withLock { state in
             var candidates: [Resolution.Candidate] = []
             var skipped: [Resolution.SkippedLayer] = []
@@ -64,7 +68,7 @@ extension PreferencesStore {
                 case .domain(let id):
                     guard let slot = domainSlots[id] else { continue }
                     let domain = state.domains[slot]
-                    path = domain.location?.path
+                    path = domain.location?.path ?? committing?.path(of: id)
                     if let issue = domain.issue { skipped.append(Resolution.SkippedLayer(layer: layer, error: issue)) }
                     value = domain.values[key]
                 case .arguments:

@@ -36,28 +36,33 @@ extension PreferencesStore {
         _ body: (inout PlistDictionary) -> Outcome
     ) throws(PrefsStoreError) -> (outcome: Outcome, sequence: UInt64) {
         try checkWritable(domain)
+        let scheduled: any ScheduledDomainSource
+        switch source {
+        case .committing(let committing):
+            return try updateCommitting(domain, via: committing, origin: origin, maxAttempts: maxAttempts, body)
+        case .scheduled(let source): scheduled = source
+        }
         let slot = loadDomain(domain)
         var backoff = UpdateBackoff()
         for _ in 0..<max(maxAttempts, 1) {
             // The file as it is now, with this store's unwritten changes on top.
-            if !isInMemory {
-                fileWork.withLock { work in reloadIfChanged(slot: slot, origin: .external, &work) }
-                deliverQueued()
-            }
+            fileWork.withLock { work in reloadIfChanged(slot: slot, origin: .external, &work) }
+            deliverQueued()
             let (base, sequence, identity, unreadable) = state.withLock { state in
                 let domain = state.domains[slot]
                 return (domain.values, domain.sequence, domain.identity, domain.issueIsCorrupt ? nil : domain.issue)
             }
             // A file that cannot be read at all (a symbolic link, a device, no permission) is never replaced: the
             // write would fail, so the update fails now instead of retrying against a file it cannot know.
-            if let unreadable, !isInMemory { throw unreadable }
+            if let unreadable { throw unreadable }
             var values = base
             let outcome = body(&values)
             let changes = Self.changes(from: base, to: values)
             if changes.isEmpty { return (outcome, sequence) }
             for (key, value) in changes { try checkKey(key, value: value, in: domain) }
             if let committed = try commit(
-                changes, slot: slot, domain: domain, origin: origin, ifSequence: sequence, fileIdentity: identity)
+                changes, slot: slot, domain: domain, origin: origin, ifSequence: sequence, fileIdentity: identity,
+                in: scheduled)
             {
                 return (outcome, committed)
             }
@@ -93,6 +98,9 @@ extension PreferencesStore {
     ) throws(PrefsStoreError) -> (value: PlistValue?, sequence: UInt64) {
         try checkWritable(domain)
         try checkKey(key, value: nil, in: domain)
+        if case .committing(let committing) = source {
+            return try updateCommitting(key: key, in: domain, via: committing, origin: origin, transform)
+        }
         let slot = loadDomain(domain)
         let maxDepth = configuration.limits.maxDepth
         let maxDomainBytes = configuration.limits.maxDomainBytes
@@ -117,28 +125,35 @@ extension PreferencesStore {
         return (value, outcome.sequence)
     }
 
-    /// Commits an update's changes if the domain is still at `sequence` and its file still `fileIdentity`.
+    /// Commits an update's changes if the domain is still at `sequence` and its file still `fileIdentity`: under the
+    /// domain's lock, the changes are applied and the domain is written at once; a failed write withdraws `origin`'s
+    /// changes.
     /// - Returns: The sequence number after the commit, or `nil` when another writer came first.
     private func commit(
         _ changes: [(key: String, value: PlistValue?)], slot: Int, domain: DomainID, origin: ChangeOrigin,
-        ifSequence sequence: UInt64, fileIdentity: FileIdentity?
+        ifSequence sequence: UInt64, fileIdentity: FileIdentity?, in source: any ScheduledDomainSource
     ) throws(PrefsStoreError) -> UInt64? {
-        func apply() throws(PrefsStoreError) -> WriteOutcome? {
-            try state.withLock { state throws(PrefsStoreError) -> WriteOutcome? in
-                guard state.domains[slot].sequence == sequence, state.domains[slot].identity == fileIdentity else {
-                    return nil
-                }
-                return try applyChanges(changes, slot: slot, in: &state, domain: domain, origin: origin)
-            }
-        }
-        if isInMemory {
-            guard let outcome = try apply() else { return nil }
-            finish(outcome)
-            return outcome.sequence
-        }
         let committed: WriteOutcome?
         do throws(PrefsStoreError) {
-            committed = try commitOnFile(slot: slot, domain: domain, origin: origin, fileIdentity: fileIdentity, apply)
+            committed = try fileWork.withLock { work throws(PrefsStoreError) -> WriteOutcome? in
+                try source.withDomainLock(domain) { () throws(PrefsStoreError) -> WriteOutcome? in
+                    // Every writer holds the lock and replaces the file (a new inode); a hand edit changes its size
+                    // or time.
+                    let location = state.withLock { $0.domains[slot].location }
+                    let current = try location.flatMap { location throws(PrefsStoreError) in
+                        try source.identity(at: location, of: domain)
+                    }
+                    guard current == fileIdentity else { return nil }
+                    let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome? in
+                        guard state.domains[slot].sequence == sequence, state.domains[slot].identity == fileIdentity
+                        else { return nil }
+                        return try applyChanges(changes, slot: slot, in: &state, domain: domain, origin: origin)
+                    }
+                    guard let outcome else { return nil }
+                    try flush(slot: slot, &work, lockHeld: true, withdrawingOnFailure: origin)
+                    return outcome
+                }
+            }
         } catch {
             // A failed write withdrew the change: its events and those taking it back go out before the error.
             deliverQueued()
@@ -147,31 +162,6 @@ extension PreferencesStore {
         guard let outcome = committed else { return nil }
         finish(WriteOutcome(wakeWorker: false, deliver: true, sequence: outcome.sequence))
         return outcome.sequence
-    }
-
-    /// The file part of ``commit(_:slot:domain:origin:ifSequence:fileIdentity:)``: under the domain's `flock`, applies
-    /// the changes if the file is still `fileIdentity` and writes the domain at once; a failed write withdraws
-    /// `origin`'s changes.
-    private func commitOnFile(
-        slot: Int, domain: DomainID, origin: ChangeOrigin, fileIdentity: FileIdentity?,
-        _ apply: () throws(PrefsStoreError) -> WriteOutcome?
-    ) throws(PrefsStoreError) -> WriteOutcome? {
-        try fileWork.withLock { work throws(PrefsStoreError) -> WriteOutcome? in
-            let lock = try lockDomain(domain)
-            defer { FileSystem.unlock(lock) }
-            // Every writer holds the lock, and replaces the file (a new inode); a hand edit changes its size or time.
-            let location = try paths.location(of: domain)
-            let current: FileIdentity?
-            do {
-                current = try FileSystem.identity(of: location.path, home: paths.homeDirectory)
-            } catch {
-                throw PrefsStoreError(
-                    .ioFailure, "cannot examine the file of domain \(domain)", path: location.path, cause: error)
-            }
-            guard current == fileIdentity, let outcome = try apply() else { return nil }
-            try flush(slot: slot, &work, lockHeld: true, withdrawingOnFailure: origin)
-            return outcome
-        }
     }
 
     /// The key changes that turn `old` into `new`, sorted by key.

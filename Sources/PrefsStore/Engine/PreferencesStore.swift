@@ -21,19 +21,26 @@ public final class PreferencesStore: Sendable {
     public let paths: StorePaths
     /// How the store behaves.
     public let configuration: StoreConfiguration
-    let codec: StoreCodec
+    /// Where the domains are kept, by how their writes reach it.
+    let source: Source
     let state: Mutex<StoreState>
     /// Serialises file work (loading, reloading, writing); taken before ``state``, never after it.
     let fileWork = Mutex<FileWorkState>(FileWorkState())
     /// The background thread: a store that watches files starts it at once, any other on its first flush deadline,
     /// so that a store used only for reads (a one-shot `defaults read`) starts no thread.
     let workerStart: Mutex<WorkerStart>
-    /// Whether the store keeps its domains in memory only (``inMemory(configuration:)``).
-    public let isInMemory: Bool
     /// How many times the store replaced or removed a domain file.
     let writes = Atomic<Int>(0)
     /// Counts released effective views, whose links are dropped the next time a view is created.
     let releasedViews = Atomic<Int>(0)
+
+    /// Where an engine's domains are kept, by how their writes reach it.
+    enum Source: Sendable {
+        /// Written on the engine's schedule: within the flush delay, at `synchronize`, at exit (files, memory).
+        case scheduled(any ScheduledDomainSource)
+        /// Each write committed before it returns (prefsd).
+        case committing(any CommittingDomainSource)
+    }
 
     /// Opens the preferences in the given directories.
     /// - Parameters:
@@ -42,20 +49,45 @@ public final class PreferencesStore: Sendable {
     public convenience init(
         paths: StorePaths = .fromProcessEnvironment(), configuration: StoreConfiguration = StoreConfiguration()
     ) {
-        self.init(paths: paths, configuration: configuration, codec: .standard)
+        let files = FileDomains(paths: paths, codec: .standard, limits: configuration.limits)
+        self.init(paths: paths, configuration: configuration, source: .scheduled(files))
     }
 
-    init(paths: StorePaths, configuration: StoreConfiguration, codec: StoreCodec, isInMemory: Bool = false) {
+    /// An engine whose domains a committing source keeps (prefsd, through the access layer): it caches them, and
+    /// commits each write there before returning.
+    /// - Parameters:
+    ///   - paths: The directories the source keeps the domains in, which explanations name.
+    ///   - configuration: Limits and diagnostics; the flush delay, file watching and flush at exit do not apply.
+    ///   - source: The source.
+    package convenience init(
+        paths: StorePaths, configuration: StoreConfiguration, source: any CommittingDomainSource
+    ) {
+        self.init(paths: paths, configuration: configuration, source: .committing(source))
+        source.attach(DomainSourceEvents(engine: self))
+    }
+
+    init(paths: StorePaths, configuration: StoreConfiguration, source: Source) {
         self.paths = paths
         self.configuration = configuration
-        self.codec = codec
-        self.isInMemory = isInMemory
+        self.source = source
         self.state = Mutex(StoreState(flushDelay: configuration.flushDelay))
-        // In memory there is nothing to write or watch: no thread, no descriptors, no exit handler.
-        self.workerStart = Mutex(isInMemory ? .never : .pending)
-        if isInMemory { return }
+        // Only files are written and watched in the background: memory and a committing source need no thread, no
+        // descriptors and no exit handler.
+        guard case .scheduled(let scheduled) = source, scheduled.watchedPaths != nil else {
+            self.workerStart = Mutex(.never)
+            return
+        }
+        self.workerStart = Mutex(.pending)
         if configuration.watchesFiles { _ = startedWorker() }
         if configuration.flushesAtExit { ExitFlusher.register(self) }
+    }
+
+    /// The source of the engine's domains.
+    package var domainSource: any DomainSource {
+        switch source {
+        case .scheduled(let scheduled): scheduled
+        case .committing(let committing): committing
+        }
     }
 
     deinit {
@@ -133,17 +165,7 @@ public final class PreferencesStore: Sendable {
     /// The domains that have a file in a scope's directory or unwritten values in this store, sorted.
     /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.ioFailure` when the directory cannot be listed.
     public func domainNames(scope: DomainScope) throws(PrefsStoreError) -> [DomainName] {
-        var names = Set<DomainName>()
-        let directory = paths.directory(of: scope)
-        if let directory, !isInMemory {
-            do {
-                for fileName in try FileSystem.directoryEntries(directory) {
-                    if let id = paths.domain(forFileName: fileName, scope: scope) { names.insert(id.name) }
-                }
-            } catch {
-                throw PrefsStoreError(.ioFailure, "cannot list the \(scope) domains", path: directory, cause: error)
-            }
-        }
+        var names = try domainSource.domainNames(in: scope)
         state.withLock { state in
             for domain in state.domains where domain.id.scope == scope && !domain.values.isEmpty {
                 names.insert(domain.id.name)
@@ -180,6 +202,11 @@ public final class PreferencesStore: Sendable {
     ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
         try checkKey(key, value: value, in: domain)
+        if case .committing(let committing) = source {
+            return try commit(
+                .value(value, forKey: key), to: domain, via: committing, origin: origin,
+                expectedVersion: expectedSequence)
+        }
         let maxDomainBytes = configuration.limits.maxDomainBytes
         var outcome: WriteOutcome?
         while outcome == nil {
@@ -217,6 +244,10 @@ public final class PreferencesStore: Sendable {
     ) throws(PrefsStoreError) -> UInt64 {
         try checkWritable(domain)
         for (key, value) in changes { try checkKey(key.string, value: value, in: domain) }
+        if case .committing(let committing) = source {
+            return try commit(
+                .values(changes), to: domain, via: committing, origin: origin, expectedVersion: expectedSequence)
+        }
         let ordered = changes.sorted { $0.key < $1.key }.map { (key: $0.key.string, value: $0.value) }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
@@ -266,6 +297,10 @@ public final class PreferencesStore: Sendable {
             size += PlistValue.estimatedEntrySize(key: key, value: value, depth: 1)
         }
         if size > configuration.limits.maxDomainBytes { throw domainTooLarge(domain, size: size) }
+        if case .committing(let committing) = source {
+            return try commit(
+                .replacement(values), to: domain, via: committing, origin: origin, expectedVersion: expectedSequence)
+        }
         let slot = loadDomain(domain)
         let outcome = try state.withLock { state throws(PrefsStoreError) -> WriteOutcome in
             try checkSequence(
@@ -403,29 +438,7 @@ public final class PreferencesStore: Sendable {
         }
         // Only a by-host domain can lack a file location: it needs the machine id.
         if domain.scope == .byHost, paths.machineID == nil { _ = try paths.location(of: domain) }
-        try checkDirectoryWritable(domain)
-    }
-
-    /// Refuses a write that cannot be made durable because the domain's directory is read-only or not this user's to
-    /// write, when the write is made rather than at the flush: probed at the first write in each directory, and again
-    /// after a write of the domain failed (a remount, a changed mode), so that the check costs nothing otherwise.
-    private func checkDirectoryWritable(_ domain: DomainID) throws(PrefsStoreError) {
-        guard !isInMemory else { return }
-        // A scope has one directory: the path is made only when it is probed, not on every write.
-        let probes = state.withLock { state in
-            !state.writableScopes.contains(domain.scope)
-                || state.slots[domain].flatMap { state.domains[$0].flushError } != nil
-        }
-        guard probes else { return }
-        let directory = try paths.location(of: domain).directory
-        if let problem = FileSystem.writeAccessProblem(directory) {
-            state.withLock { _ = $0.writableScopes.remove(domain.scope) }
-            throw PrefsStoreError(
-                .ioFailure,
-                "cannot write domain \(domain): its directory \(directory) is not writable (\(problem))",
-                path: directory)
-        }
-        state.withLock { _ = $0.writableScopes.insert(domain.scope) }
+        if case .scheduled(let scheduled) = source { try scheduled.checkWritable(domain) }
     }
 
     func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {

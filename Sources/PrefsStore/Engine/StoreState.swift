@@ -40,9 +40,6 @@ struct StoreState {
     /// The contents announced for files this process alone writes (``PreferencesStore/announceFileContents(_:fleetSources:of:origin:)``),
     /// loaded or not: they stand for those files, which may lag them.
     var announced: [DomainID: AnnouncedContents] = [:]
-    /// The scopes whose directory a write was found allowed in (``PreferencesStore/checkWritable(_:)``), so that
-    /// each is probed once, and again only after a write of one of its domains failed.
-    var writableScopes: Set<DomainScope> = []
     /// The slot ``slot(of:)`` found last.
     var recentSlot: Int?
     var registered: PlistDictionary = [:]

@@ -20,6 +20,8 @@ extension PreferencesStore {
     /// - Throws: ``/PrefsDomain/PrefsStoreError`` for the first domain that could not be written; the others are still
     ///   written.
     public func synchronize(withdrawingOnFailure caller: ChangeOrigin? = nil) throws(PrefsStoreError) {
+        // A committing source has every change already: it makes them durable.
+        if case .committing(let committing) = source { return try committing.synchronize() }
         var firstError: PrefsStoreError?
         _ = worker?.rewatchIfNeeded()  // every loaded domain is re-read below anyway
         fileWork.withLock { work in
@@ -41,6 +43,7 @@ extension PreferencesStore {
     /// Writes one domain's unwritten changes durably and reads in changes made to it on disk.
     /// - Throws: ``/PrefsDomain/PrefsStoreError`` when the domain cannot be written; its changes stay pending.
     public func synchronize(_ domain: DomainID) throws(PrefsStoreError) {
+        if case .committing(let committing) = source { return try committing.synchronize() }
         // A domain that is not loaded and has no file has nothing to write or read in.
         guard let slot = presentSlot(domain) else { return }
         var failure: PrefsStoreError?
@@ -66,25 +69,25 @@ extension PreferencesStore {
     /// Loads a domain on first use and returns its slot.
     func loadDomain(_ domain: DomainID) -> Int {
         if let slot = state.withLock({ $0.slots[domain] }) { return slot }
+        // Outside the file work: a committing source reports the snapshots it takes, and a report waits for it.
+        if case .committing(let committing) = source { committing.prepare([domain]) }
         let (slot, deliver) = fileWork.withLock { _ -> (Int, Bool) in
             if let slot = state.withLock({ $0.slots[domain] }) { return (slot, false) }
-            var loaded: DomainState
-            do throws(PrefsStoreError) {
-                // An in-memory domain has no file: it starts empty and is never read back.
-                if isInMemory { return state.withLock { ($0.install(DomainState(id: domain)), false) } }
-                let location = try paths.location(of: domain)
-                loaded = DomainState(id: domain, location: location, locationError: nil)
-                loaded.adopt(
-                    DomainFile.load(
-                        location, domain: domain, codec: codec, limits: configuration.limits,
-                        home: paths.homeDirectory))
-                watchLinkTarget(of: domain, at: location)
-                // Version 0 means "no file, never changed", which is also what a read of a domain that is not loaded
-                // answers (``presentSlot(_:)``); a file found at load is content that version 0 must not stand for,
-                // or a compare-and-set based on that read would overwrite it.
+            var loaded = DomainState(id: domain)
+            switch source {
+            case .scheduled(let scheduled):
+                let load = scheduled.load(domain)
+                loaded = DomainState(id: domain, location: load.location, locationError: load.locationError)
+                loaded.adopt(load.contents)
+                if let location = load.location { watchLinkTarget(of: domain, at: location) }
+                // Version 0 means "no file, never changed", which is also what a read of a domain that is not
+                // loaded answers (``presentSlot(_:)``); a file found at load is content that version 0 must not
+                // stand for, or a compare-and-set based on that read would overwrite it.
                 if loaded.identity != nil { loaded.sequence = 1 }
-            } catch {
-                loaded = DomainState(id: domain, location: nil, locationError: error)
+            case .committing(let committing):
+                let snapshot = committing.snapshot(of: domain)
+                loaded.disk = snapshot.values
+                loaded.storedVersion = snapshot.version
             }
             return state.withLock { state in
                 // Contents announced for the file stand for it (they may be newer than what was just read).
@@ -105,23 +108,15 @@ extension PreferencesStore {
     ///
     /// Reads go through here, so that reading names that exist nowhere (a client asking for ever new domains) leaves
     /// nothing behind: such a domain reads as empty with version 0 and is not loaded. A domain whose file cannot be
-    /// checked is loaded, to report why.
+    /// checked is loaded, to report why. A committing source is asked to prepare the domain each time, so that one
+    /// that lost its storage (prefsd restarted) takes it up again on the next read.
     func presentSlot(_ domain: DomainID) -> Int? {
+        if case .committing(let committing) = source { committing.prepare([domain]) }
         let (loaded, announced) = state.withLock { ($0.slot(of: domain), $0.announced[domain] != nil) }
         if let loaded { return loaded }
-        if isInMemory { return nil }
         // Contents announced for a file not written yet.
-        if announced { return loadDomain(domain) }
-        // A read-only layer without a directory (no fleet cache, no system directory) has nothing to load.
-        if !domain.scope.isWritable, paths.directory(of: domain.scope) == nil { return nil }
-        do {
-            if try FileSystem.identity(of: paths.location(of: domain).path, home: paths.homeDirectory) == nil {
-                return nil
-            }
-        } catch {
-            // Loading reports what is wrong.
-        }
-        return loadDomain(domain)
+        if announced || domainSource.mayHold(domain) { return loadDomain(domain) }
+        return nil
     }
 
     /// Writes the domains whose flush delay has passed (the worker calls this).
@@ -163,14 +158,13 @@ extension PreferencesStore {
                 state.announced[state.domains[slot].id] != nil
             )
         }
-        guard let location, !isAnnounced else { return }
-        do {
-            if try FileSystem.identity(of: location.path, home: paths.homeDirectory) == knownIdentity { return }
+        guard let location, !isAnnounced, case .scheduled(let scheduled) = source else { return }
+        do throws(PrefsStoreError) {
+            if try scheduled.identity(at: location, of: id) == knownIdentity { return }
         } catch {
             // Loading reports what is wrong.
         }
-        let contents = DomainFile.load(
-            location, domain: id, codec: codec, limits: configuration.limits, home: paths.homeDirectory)
+        let contents = scheduled.reload(location, domain: id)
         watchLinkTarget(of: id, at: location)
         state.withLock { state in
             // Announced meanwhile: the announced contents stand for the file, which may lag them.
@@ -210,21 +204,17 @@ extension PreferencesStore {
     func flush(
         slot: Int, _ work: inout FileWorkState, lockHeld: Bool = false, withdrawingOnFailure caller: ChangeOrigin? = nil
     ) throws(PrefsStoreError) {
-        guard let plan = state.withLock({ $0.takeFlushPlan(slot: slot) }) else { return }
-        if isInMemory {
-            // Memory is the storage: the changes count as written.
-            var written = plan.replacement?.values ?? plan.knownDisk
-            for (key, change) in plan.pending { written[key] = change.resolved(on: written[key]) }
-            state.withLock { state in
-                state.completeFlush(plan, written: written, identity: nil, readOtherWriters: false)
-                _ = state.endBatch()
-            }
-            return
-        }
+        // A committing source has every change already.
+        guard case .scheduled(let scheduled) = source,
+            let plan = state.withLock({ $0.takeFlushPlan(slot: slot) })
+        else { return }
         do {
-            let (written, identity, readOtherWriters) = try write(plan, lockHeld: lockHeld)
+            let write = try scheduled.write(plan, lockHeld: lockHeld)
+            if write.replacedFile { writes.add(1, ordering: .relaxed) }
             state.withLock { state in
-                state.completeFlush(plan, written: written, identity: identity, readOtherWriters: readOtherWriters)
+                state.deliveries += write.notices.map { .diagnostic($0) }
+                state.completeFlush(
+                    plan, written: write.written, identity: write.identity, readOtherWriters: write.readOtherWriters)
                 _ = state.endBatch()
             }
         } catch {
@@ -233,150 +223,6 @@ extension PreferencesStore {
                 _ = state.endBatch()
             }
             throw error
-        }
-    }
-
-    /// The file work of one write, under the domain's lock: merge with the file as it is now, then replace it.
-    /// - Returns: What the file holds afterwards, its identity (`nil` when there is no file), and whether the file
-    ///   had to be read again because it was not the version the store knew (so other writers' changes are in).
-    private func write(
-        _ plan: StoreState.FlushPlan, lockHeld: Bool
-    ) throws(PrefsStoreError) -> (written: PlistDictionary, identity: FileIdentity?, readOtherWriters: Bool) {
-        let id = plan.id
-        let location = try paths.location(of: id)
-        let lock = lockHeld ? nil : try lockDomain(id)
-        defer { if let lock { FileSystem.unlock(lock) } }
-        // A link the store follows is written through: its target is replaced in its own directory.
-        let written = FileSystem.writtenLocation(of: location, home: paths.homeDirectory)
-        let isFollowedLink = written != location
-        if plan.checkStaleTemporaryFiles { DomainFile.removeStaleTemporaryFiles(of: written) }
-
-        // Another process may have written since this store last read the file: start from what is there now.
-        var onDisk: PlistDictionary = [:]
-        var currentIdentity: FileIdentity?
-        do {
-            currentIdentity = try FileSystem.identity(of: location.path, home: paths.homeDirectory)
-        } catch {
-            throw PrefsStoreError(
-                .ioFailure, "cannot examine the file of domain \(id)", path: location.path, cause: error)
-        }
-        var setAside = false
-        // The file is the version the store knows (or there is none, as the store knows): nothing to merge.
-        let isKnownVersion = currentIdentity == plan.knownIdentity && plan.knownIssue == nil
-        if let identity = currentIdentity {
-            if identity == plan.knownIdentity, plan.knownIssue == nil {
-                onDisk = plan.knownDisk
-            } else {
-                switch loadSettled(location, domain: id) {
-                case .missing:
-                    currentIdentity = nil
-                case .values(let values, let identity):
-                    onDisk = values
-                    currentIdentity = identity
-                case .broken(let error, _, isCorrupt: true):
-                    try setAsideCorruptFile(written, domain: id, error: error)
-                    setAside = true
-                    currentIdentity = nil
-                case .broken(let error, _, isCorrupt: false):
-                    throw error
-                }
-            }
-        }
-
-        var result = plan.replacement?.values ?? onDisk
-        // Updates replay on the file's value of their key as it is now, under the lock.
-        for (key, change) in plan.pending { result[key] = change.resolved(on: result[key]) }
-        // Only the changed keys can differ, unless the whole domain was replaced.
-        let unchanged =
-            plan.replacement == nil ? plan.pending.keys.allSatisfy { onDisk[$0] == result[$0] } : result == onDisk
-        if unchanged && !setAside { return (onDisk, currentIdentity, !isKnownVersion) }
-        do {
-            // An emptied domain loses its file, but a followed link keeps its target (empty), which the dotfile
-            // manager tracks.
-            if result.isEmpty && !isFollowedLink {
-                try FileSystem.removeFile(location)
-                writes.add(1, ordering: .relaxed)
-                return ([:], nil, !isKnownVersion)
-            }
-            let bytes = try encode(result, domain: id, path: written.path)
-            let identity = try FileSystem.writeAtomically(bytes, to: written)
-            writes.add(1, ordering: .relaxed)
-            return (result, identity, !isKnownVersion)
-        } catch let error as SystemCallError {
-            throw PrefsStoreError(.ioFailure, "cannot write domain \(id)", path: location.path, cause: error)
-        } catch let error as PrefsStoreError {
-            throw error
-        } catch {
-            throw PrefsStoreError(.ioFailure, "cannot write domain \(id): \(error)", path: location.path)
-        }
-    }
-
-    /// Takes a domain's `flock` (creating its directories), which every writer of the domain's file holds.
-    /// - Returns: The lock's descriptor, for `FileSystem.unlock`.
-    /// - Throws: ``/PrefsDomain/PrefsStoreError`` with code `.ioFailure` naming the lock file.
-    func lockDomain(_ id: DomainID) throws(PrefsStoreError) -> Int32 {
-        let location = try paths.location(of: id)
-        let lockLocation = try paths.lockLocation(of: id)
-        do {
-            try FileSystem.makeDirectories(location.directory)
-            try FileSystem.makeDirectories(lockLocation.directory)
-            return try FileSystem.lockExclusively(lockLocation.path)
-        } catch {
-            throw PrefsStoreError(
-                .ioFailure, "cannot lock domain \(id) for writing", path: lockLocation.path, cause: error)
-        }
-    }
-
-    /// Loads a file for a write, giving a hand edit in progress time to finish: an empty or unparsable file that
-    /// changed in the last two seconds is read again for up to a second before it counts as empty or corrupt.
-    private func loadSettled(_ location: FileLocation, domain: DomainID) -> DomainFile.Contents {
-        var contents = DomainFile.load(
-            location, domain: domain, codec: codec, limits: configuration.limits, home: paths.homeDirectory)
-        var attempts = 0
-        while attempts < 20, contents.isUnsettled(now: FileSystem.currentTimeSince1970()) {
-            FileSystem.sleep(milliseconds: 50)
-            contents = DomainFile.load(
-                location, domain: domain, codec: codec, limits: configuration.limits, home: paths.homeDirectory)
-            attempts += 1
-        }
-        return contents
-    }
-
-    private func encode(
-        _ values: PlistDictionary, domain: DomainID, path: String
-    ) throws(PrefsStoreError) -> [UInt8] {
-        let bytes: [UInt8]
-        do {
-            bytes = try codec.encode(.dictionary(values))
-        } catch {
-            throw PrefsStoreError(.encodingFailed, "cannot encode domain \(domain): \(error)", path: path)
-        }
-        let limit = configuration.limits.maxDomainBytes
-        if bytes.count > limit {
-            throw PrefsStoreError(
-                .limitExceeded,
-                "domain \(domain) encodes to \(bytes.count) bytes, beyond the domain size limit "
-                    + "(maxDomainBytes = \(limit))",
-                path: path)
-        }
-        return bytes
-    }
-
-    private func setAsideCorruptFile(
-        _ location: FileLocation, domain: DomainID, error: PrefsStoreError
-    ) throws(PrefsStoreError) {
-        let newName: String
-        do {
-            newName = try DomainFile.setAside(location)
-        } catch {
-            throw PrefsStoreError(
-                .ioFailure, "cannot set aside the corrupt file of domain \(domain)", path: location.path, cause: error)
-        }
-        let notice = PrefsStoreError(
-            .corruptFile, "\(error.description); it was renamed to \(newName) before writing domain \(domain)",
-            path: location.directory + "/" + newName)
-        state.withLock {
-            $0.deliveries.append(.diagnostic(StoreDiagnostic(severity: .warning, domain: domain, error: notice)))
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
 
 /// The access layer on the files: atomic updates across threads and across stores (each store is what a process
 /// has), with the store's real locks and files in a temporary directory.
-@Suite struct FileAccessTests {
+@Suite struct StoreAccessTests {
     static let domain = DomainID(try! DomainName("com.example.Race"))
 
     static func paths(_ directory: TemporaryDirectory) -> StorePaths {
@@ -20,8 +20,8 @@ import Testing
             machineID: "00112233445566778899aabbccddeeff")
     }
 
-    static func access(_ directory: TemporaryDirectory) -> FileAccess {
-        FileAccess(
+    static func access(_ directory: TemporaryDirectory) -> StoreAccess {
+        StoreAccess(
             paths: paths(directory),
             configuration: StoreConfiguration(watchesFiles: false, flushesAtExit: false, diagnostics: { _ in }))
     }

@@ -3,9 +3,10 @@ package import PrefsPlist
 package import PrefsStore
 import Synchronization
 
-/// ``DomainAccess`` on the domain files directly, through a `PreferencesStore`: its `flock` per domain, atomic
-/// writes that merge with other writers, corrupt files set aside, and inotify for observation.
-package final class FileAccess: DomainAccess {
+/// ``DomainAccess`` through a `PreferencesStore`, the engine: on the domain files directly (its `flock` per domain,
+/// atomic writes that merge with other writers, corrupt files set aside, inotify for observation), in memory, or on
+/// `prefsd` as the engine's source (``DaemonDomains``, the `Preferences` library's route through the daemon).
+package final class StoreAccess: DomainAccess {
     /// The store.
     package let store: PreferencesStore
     private let diagnostics = DiagnosticLog()
@@ -31,7 +32,8 @@ package final class FileAccess: DomainAccess {
     }
 
     package var route: AccessRoute {
-        .files(directory: store.isInMemory ? "memory" : store.paths.preferencesDirectory)
+        if let daemon = store.domainSource as? DaemonDomains { return .daemon(socketPath: daemon.access.socketPath) }
+        return .files(directory: store.domainSource is FileDomains ? store.paths.preferencesDirectory : "memory")
     }
 
     package func values(of domain: DomainID) throws(PrefsAccessError) -> PlistDictionary? {
@@ -138,7 +140,7 @@ package final class FileAccess: DomainAccess {
     }
 }
 
-/// The diagnostics a ``FileAccess`` store reported, kept until the caller takes them.
+/// The diagnostics a ``StoreAccess`` store reported, kept until the caller takes them.
 final class DiagnosticLog: Sendable {
     private let entries = Mutex<[StoreDiagnostic]>([])
 
