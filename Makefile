@@ -61,14 +61,15 @@ test-system: deps
 test: deps
 	@SWIFT=$(SWIFT) FUZZ_SMOKE_RUNS=$(FUZZ_SMOKE_RUNS) scripts/test.sh
 
-# The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsDomain, PrefsStore), as one static site in
-# .build/docs (swift-docc-plugin; every link must resolve and any warning fails). Serve it from there, for example
-# with `python3 -m http.server -d .build/docs`, and open /documentation/ (a page per module).
+# The DocC documentation of the libraries (Preferences, PrefsPlist, PrefsDomain, PrefsStore, and PrefsErrors, whose
+# CodedError their error types adopt), as one static site in .build/docs (swift-docc-plugin; every link must resolve
+# and any warning fails). Serve it from there, for example with `python3 -m http.server -d .build/docs`, and open
+# /documentation/ (a page per module).
 DOCS_DIR ?= .build/docs
 
 docs: deps
 	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
-		--target Preferences --target PrefsPlist --target PrefsDomain --target PrefsStore \
+		--target Preferences --target PrefsPlist --target PrefsDomain --target PrefsStore --target PrefsErrors \
 		--enable-experimental-combined-documentation --warnings-as-errors \
 		--transform-for-static-hosting --output-path $(DOCS_DIR)
 

@@ -65,19 +65,24 @@ let package = Package(
         ),
 
         // Modules, bottom up (docs/ARCHITECTURE.md).
+        // The shape every module's error type shares (`CodedError`: code, message, cause) and the one way an error is
+        // shown, message then cause; on nothing. The modules whose public errors adopt it re-export it.
+        .target(
+            name: "PrefsErrors"
+        ),
         .target(
             name: "PrefsPOSIX"
         ),
         .target(
             name: "PrefsPlist",
-            dependencies: ["CPrefsXML2"]
+            dependencies: ["CPrefsXML2", "PrefsErrors"]
         ),
         // The domain vocabulary beneath the store and the protocol: names, IDs, scopes, search lists, layers,
         // resolutions, change events and origins, fleet targets, and the error they throw. The protocol and the
         // client depend on it instead of the store, so that a client links no storage engine.
         .target(
             name: "PrefsDomain",
-            dependencies: ["PrefsPlist"]
+            dependencies: ["PrefsErrors", "PrefsPlist"]
         ),
         .target(
             name: "PrefsStore",
@@ -85,12 +90,13 @@ let package = Package(
         ),
         .target(
             name: "PrefsWire",
-            dependencies: ["PrefsPlist", "PrefsDomain"]
+            dependencies: ["PrefsErrors", "PrefsPlist", "PrefsDomain"]
         ),
         .target(
             name: "PrefsSystemd",
             dependencies: [
                 "CPrefsSystemd",
+                "PrefsErrors",
                 "PrefsPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -106,11 +112,13 @@ let package = Package(
         // programs' settings that `migrate` adopts.
         .target(
             name: "PrefsAccess",
-            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient", "PrefsGVariant"]
+            dependencies: [
+                "PrefsErrors", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsClient", "PrefsGVariant",
+            ]
         ),
         .target(
             name: "Preferences",
-            dependencies: ["PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsAccess"]
+            dependencies: ["PrefsErrors", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsAccess"]
         ),
         // What the three command-line tools share: the version, the spelling suggestion of a usage error, the
         // completion scripts generated from a table of options.
@@ -120,7 +128,7 @@ let package = Package(
         // What a `defaults` command line means: verbs, domains, keys and values, parsed without touching anything.
         .target(
             name: "DefaultsArguments",
-            dependencies: ["PrefsCommandLine", "PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsDomain"]
+            dependencies: ["PrefsCommandLine", "PrefsErrors", "PrefsPlist", "PrefsStore", "PrefsAccess", "PrefsDomain"]
         ),
         .target(
             name: "DefaultsCommand",
@@ -162,7 +170,7 @@ let package = Package(
             name: "PrefsDaemon",
             dependencies: [
                 "PrefsCommandLine", "PrefsPOSIX", "PrefsPlist", "PrefsStore", "PrefsWire", "PrefsSystemd", "PrefsFleet",
-                "PrefsDomain",
+                "PrefsDomain", "PrefsErrors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,7 +180,7 @@ let package = Package(
         ),
         .target(
             name: "PrefsClient",
-            dependencies: ["PrefsPOSIX", "PrefsWire", "PrefsPlist"]
+            dependencies: ["PrefsErrors", "PrefsPOSIX", "PrefsWire", "PrefsPlist"]
         ),
 
         // What the fuzz harnesses (the separate package in Fuzz/) run on each input. Here, not in Fuzz/, for the
@@ -235,6 +243,10 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests that run the built binaries.
+        .testTarget(
+            name: "PrefsErrorsTests",
+            dependencies: ["PrefsErrors"]
+        ),
         .testTarget(
             name: "PrefsPOSIXTests",
             dependencies: ["PrefsPOSIX", "PrefsTestSupport"]

@@ -26,8 +26,12 @@ def reach(name):
                 stack.append(dependency)
     return seen
 
+# Every target and every product a target depends on.
+everything = set(targets) | {p for t in targets.values() for p in t.get("product_dependencies", [])}
+
 # Each module, and what it must never reach, with the reason.
 rules = [
+    ("PrefsErrors", everything, "the error template is the bottom module: every module may adopt it"),
     ("PrefsPlist", {"PrefsPOSIX", "PrefsDomain", "PrefsStore"}, "the codecs are pure: bytes in, values out"),
     ("PrefsDomain", {"PrefsPOSIX", "PrefsStore", "PrefsWire"}, "the vocabulary has no files and no protocol"),
     ("PrefsWire", {"PrefsStore", "PrefsPOSIX", "NIOCore"}, "the protocol is pure and speaks the vocabulary"),
@@ -46,7 +50,7 @@ for name, forbidden, why in rules:
 
 # The modules a source file may name: the targets of this package and the products of its dependencies (the
 # toolchain modules, Glibc or Synchronization, are not declared; Python embedded in a test string is not Swift).
-declarable = set(targets) | {p for t in targets.values() for p in t.get("product_dependencies", [])}
+declarable = everything
 import_line = re.compile(r"^[ \t]*(?:@\w+(?:\([^)]*\))? )*(?:public |package |internal )?import (\w+)$", re.M)
 for name, target in sorted(targets.items()):
     declared = set(target.get("target_dependencies", [])) | set(target.get("product_dependencies", []))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package import PrefsAccess
+import PrefsErrors
 package import PrefsStore
 
 /// The error every part of the `defaults` command throws: what went wrong, the exact text for standard error, and
@@ -7,7 +8,7 @@ package import PrefsStore
 ///
 /// Messages that macOS `defaults` prints are reproduced byte for byte (without the `NSLog` time stamp), such as
 /// `"\nDomain com.example.App does not exist\n"`; problems macOS has no message for start with `defaults: `.
-package struct DefaultsError: Error, Sendable, CustomStringConvertible {
+package struct DefaultsError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
+@_exported public import PrefsErrors
 import PrefsStore
 
 /// The error every throwing operation of `Preferences` throws.
@@ -9,7 +10,7 @@ import PrefsStore
 /// questions "is the store there?" and "is the key there?" apart: a key that is absent is not an error at all (the
 /// throwing getters return `nil`), while ``Code/storeUnavailable`` and ``Code/corrupt`` mean the answer could not be
 /// known.
-public struct PreferencesError: Error, Sendable, CustomStringConvertible {
+public struct PreferencesError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -74,12 +75,6 @@ public struct PreferencesError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.path = path
         self.cause = cause
-    }
-
-    /// The message followed by its cause, as a user should see it.
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 }
 

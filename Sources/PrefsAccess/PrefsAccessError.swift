@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package import PrefsClient
+import PrefsErrors
 package import PrefsStore
 import PrefsWire
 
@@ -7,7 +8,7 @@ import PrefsWire
 ///
 /// The store's errors and the daemon's answers are mapped to it here, once, so that `defaults` and the
 /// `Preferences` library report the same failure the same way whichever route they took.
-package struct PrefsAccessError: Error, Sendable, CustomStringConvertible {
+package struct PrefsAccessError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+@_exported public import PrefsErrors
 public import PrefsWire
 
 /// The error every operation of ``PrefsBlockingClient`` throws.
 ///
 /// ``code`` says what kind of failure it is; ``serverError`` holds the daemon's answer when the daemon refused the
 /// request (its stable `code`, its message, and the limit, field, path or version concerned).
-public struct PrefsClientError: Error, Sendable, CustomStringConvertible {
+public struct PrefsClientError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -60,11 +61,5 @@ public struct PrefsClientError: Error, Sendable, CustomStringConvertible {
     /// The error for a refusal by the daemon.
     static func refused(_ error: WireError) -> PrefsClientError {
         PrefsClientError(.refused, "prefsd refused the request: \(error.code): \(error.message)", serverError: error)
-    }
-
-    /// The message followed by its cause, as a user should see it.
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+@_exported public import PrefsErrors
+
 /// The error every operation of `PrefsStore` throws, and the domain vocabulary beneath it (an invalid name).
 ///
 /// It says what went wrong (``code``), in a sentence naming the domain, key or file involved
 /// (``message``), and the lower-level failure, if any (``cause``: a system call error naming the call, the path and
 /// the errno text, or a `PlistError` with the line and column of a broken file).
-public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
+public struct PrefsStoreError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -56,11 +58,5 @@ public struct PrefsStoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.path = path
         self.cause = cause
-    }
-
-    /// The message followed by its cause, as a user should see it.
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+@_exported public import PrefsErrors
 import PrefsPOSIX
 
 /// The error every API in `PrefsSystemd` throws.
 ///
 /// It says what went wrong (``code``), in words that name the problem (``message``), and which system call failed
 /// underneath, if one did (``cause``: the call, its `errno` and the reason).
-public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
+public struct PrefsSystemdError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
@@ -42,11 +43,5 @@ public struct PrefsSystemdError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.cause = cause
-    }
-
-    /// The message with its cause, as a user should see it.
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 }

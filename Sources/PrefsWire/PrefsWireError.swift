@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+@_exported public import PrefsErrors
 import PrefsPlist
 
 /// The error the framing layer throws: a byte stream that is not a valid sequence of frames, or a message that
@@ -6,7 +7,7 @@ import PrefsPlist
 ///
 /// A framing error ends the connection it happened on (and only that one): after it the stream has no
 /// trustworthy frame boundary. ``wireError`` is what a server sends in its final `closing` event.
-public struct PrefsWireError: Error, Sendable, CustomStringConvertible {
+public struct PrefsWireError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
@@ -48,12 +49,6 @@ public struct PrefsWireError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.limit = limit
         self.cause = cause
-    }
-
-    /// The message with its cause, as a log should show it.
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 
     /// The error as a peer should receive it, in a `closing` event before the connection is closed.

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+@_exported public import PrefsErrors
 import PrefsPOSIX
 
 /// The error the daemon's start-up and socket handling throw.
 ///
 /// Errors about requests travel to clients as `WireError`s; this type covers what stops the daemon itself: a
 /// socket path it may not use, another daemon already serving it, activation that went wrong, bad settings.
-public struct PrefsDaemonError: Error, Sendable, CustomStringConvertible {
+public struct PrefsDaemonError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -53,11 +54,5 @@ public struct PrefsDaemonError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.path = path
         self.cause = cause
-    }
-
-    /// The message followed by its cause, as a user should see it.
-    public var description: String {
-        guard let cause else { return message }
-        return "\(message): \(cause)"
     }
 }

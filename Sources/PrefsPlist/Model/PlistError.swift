@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+@_exported public import PrefsErrors
+
 /// The error every reader, writer and coder in `PrefsPlist` throws.
 ///
 /// It says what went wrong (``code``), in words that name the problem (``message``), where in the
 /// input (``position``), and what lower-level error caused it, if any (``cause``).
-public struct PlistError: Error, Sendable, CustomStringConvertible {
+public struct PlistError: CodedError {
     /// The kind of failure, stable across releases; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
