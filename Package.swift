@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "plutil", targets: ["plutil"]),
         .executable(name: "defaults", targets: ["defaults"]),
         .executable(name: "defaults-fleet", targets: ["defaults-fleet"]),
+        .executable(name: "defaults-browse", targets: ["defaults-browse"]),
         .library(name: "PrefsClient", targets: ["PrefsClient"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
     ]
@@ -57,6 +58,11 @@ let package = Package(
             name: "CPrefsSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
+        ),
+        // ncurses, the wide-character build, for the terminal browser (defaults browse): only PrefsBrowser imports it.
+        // Its headers are libncurses-dev's, in /usr/include; no pkg-config, whose -D flags SwiftPM refuses.
+        .systemLibrary(
+            name: "CPrefsCurses"
         ),
         // CPrefsOpenSSL gives OpenSSL's types and defines the functions PrefsFleet calls, forwarding each to libssl,
         // loaded with dlopen when the first TLS context is made: prefsd loads no OpenSSL unless its fleet uses https.
@@ -203,6 +209,19 @@ let package = Package(
             dependencies: ["DefaultsCommand", "PlutilCommand", "CPrefsCxxRuntime"],
             linkerSettings: fullyStaticInRelease
         ),
+        // `defaults browse`: the terminal browser and editor of every domain and layer, which the `defaults-browse`
+        // executable runs, so that `defaults` links no ncurses (docs/BROWSE.md).
+        .target(
+            name: "PrefsBrowser",
+            dependencies: [
+                "CPrefsCurses", "DefaultsArguments", "PrefsAccess", "PrefsCommandLine", "PrefsErrors", "PrefsPOSIX",
+                "PrefsPlist", "PrefsStore",
+            ]
+        ),
+        .executableTarget(
+            name: "defaults-browse",
+            dependencies: ["PrefsBrowser", "CPrefsCxxRuntime"]
+        ),
         .executableTarget(
             name: "defaults-fleet",
             dependencies: ["DefaultsCommand", "DefaultsFleet", "CPrefsCxxRuntime"]
@@ -299,6 +318,10 @@ let package = Package(
         .testTarget(
             name: "PrefsAccessTests",
             dependencies: ["PrefsAccess", "PrefsTestSupport", "PrefsPlist", "PrefsStore", "PrefsClient", "PrefsWire"]
+        ),
+        .testTarget(
+            name: "PrefsBrowserTests",
+            dependencies: ["PrefsBrowser", "PrefsAccess", "PrefsStore", "PrefsPlist", "PrefsPOSIX", "PrefsTestSupport"]
         ),
         .testTarget(
             name: "PrefsDaemonTests",

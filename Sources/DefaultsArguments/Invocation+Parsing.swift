@@ -145,6 +145,10 @@ extension Invocation {
             if key == PlistKeyPath.optionName { throw .usage("watch takes a key, not a key path") }
             try reader.expectEnd()
             return .watch(domain, key: key)
+        case "browse":
+            let domain = reader.isAtEnd ? nil : try reader.domain()
+            try reader.expectEnd()
+            return .browse(domain)
         case "explain":
             var suites: [DomainSelector] = []
             while reader.peek() == "-suite" {

@@ -37,6 +37,8 @@ package struct Invocation: Sendable, Equatable {
         case find(String)
         /// `watch [<domain> [<key>]]`.
         case watch(DomainSelector?, key: String?)
+        /// `browse [<domain>]`: the terminal browser, which the `defaults-browse` executable runs.
+        case browse(DomainSelector?)
         /// `explain [-suite <domain>]... <domain> <key>`.
         case explain(DomainSelector, key: String, suites: [DomainSelector])
         /// `fleet write|read|delete|list …`: edit the managed domains in etcd.

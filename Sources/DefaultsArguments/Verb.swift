@@ -88,7 +88,7 @@ package struct Verb: Sendable {
         case "remove":
             return "delete"
         case "read", "read-type", "write", "rename", "delete", "import", "export", "domains", "find", "help", "watch",
-            "explain", "fleet", "migrate", "completion", "man", "printhostidentifier", "__complete":
+            "browse", "explain", "fleet", "migrate", "completion", "man", "printhostidentifier", "__complete":
             return lowered
         default:
             return nil
@@ -217,6 +217,23 @@ package struct Verb: Sendable {
                     + "<value>\" or \"<domain> <key> deleted\", the key and value in read's quoting on one line. "
                     + "Without a domain, watches every domain, including ones created later. It first says what it "
                     + "watches on standard error."
+            ],
+            isExtension: true),
+        Verb(
+            "browse",
+            forms: [
+                Form(
+                    "browse [<domain>]", "opens a live terminal browser and editor of every domain and layer",
+                    isExtension: true)
+            ],
+            slots: [.domain],
+            manual: [
+                "Opens a full-screen browser in the terminal (the defaults-browse program): every domain of the user "
+                    + "and system layers on the left, filterable as you type; the selected domain's keys with their "
+                    + "values, types and the layer that supplies each; and the selected key in detail, with every "
+                    + "layer that holds it and its file. Keys edit, add, delete and reset values, each edit one "
+                    + "atomic write that changes nothing when the value changed since it was shown. Changes made "
+                    + "by other processes show as they happen. Press ? in it for the keys; NO_COLOR turns colours off."
             ],
             isExtension: true),
         Verb(

@@ -29,20 +29,32 @@ extension CommandRunner {
     /// Debian package, and `make install`).
     /// - Returns: 1 when it is not installed or cannot be run; otherwise it does not return.
     func runFleetExecutable(_ arguments: [String]) -> Int32 {
+        runCompanion("defaults-fleet", for: "fleet", arguments)
+    }
+
+    /// Runs `browse` in the `defaults-browse` executable (the terminal browser, with ncurses), as
+    /// ``runFleetExecutable(_:)`` runs `fleet`.
+    /// - Returns: 1 when it is not installed or cannot be run; otherwise it does not return.
+    func runBrowserExecutable(_ arguments: [String]) -> Int32 {
+        runCompanion("defaults-browse", for: "browse", arguments)
+    }
+
+    /// Replaces this process with a companion executable, found beside this one or in `../libexec/preferences`.
+    private func runCompanion(_ name: String, for verb: String, _ arguments: [String]) -> Int32 {
         guard let executable = SystemCalls.executablePath() else {
-            console.writeError("defaults: cannot find this executable's path (/proc/self/exe) to run defaults-fleet\n")
+            console.writeError("defaults: cannot find this executable's path (/proc/self/exe) to run \(name)\n")
             return 1
         }
         let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
-        let candidates = [directory + "/defaults-fleet", directory + "/../libexec/preferences/defaults-fleet"]
+        let candidates = [directory + "/" + name, directory + "/../libexec/preferences/" + name]
         guard let helper = candidates.first(where: SystemCalls.isExecutable) else {
             console.writeError(
-                "defaults: fleet needs defaults-fleet, which is not installed (looked for "
+                "defaults: \(verb) needs \(name), which is not installed (looked for "
                     + candidates.joined(separator: " and ") + ")\n")
             return 1
         }
         // Its own path as argv[0], as git runs its subcommands: the package's defaults-fleet is prefsd under that name,
-        // and the name is what makes it the fleet administration.
+        // and the name is what makes it the fleet administration; defaults-browse takes its arguments with the verb.
         let failure = SystemCalls.execute(helper, arguments: [helper] + arguments)
         console.writeError("defaults: cannot run \(helper): \(failure.message)\n")
         return 1

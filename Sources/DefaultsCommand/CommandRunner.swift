@@ -107,6 +107,7 @@ struct CommandRunner: Sendable {
         case .fleet(let command) where command.action != .status && fleetAdministration == nil:
             return runFleetExecutable(arguments)
         case .fleet: return runConcurrently(invocation)
+        case .browse: return runBrowserExecutable(arguments)
         default: return runSynchronously(invocation)
         }
     }
@@ -192,6 +193,8 @@ struct CommandRunner: Sendable {
             try watch(domain, key: key, host: host)
         case .fleet:
             throw DefaultsError(.unsupported, "defaults: fleet needs the asynchronous runner")
+        case .browse:
+            throw DefaultsError(.unsupported, "defaults: browse runs the defaults-browse executable")
         case .explain(let domain, let key, let suites):
             return try explain(key, domain: domain, suites: suites, host: host)
         case .migrate(let sources, let domains, let overwrite, let dryRun):
