@@ -360,7 +360,8 @@ let package = Package(
         .testTarget(
             name: "DefaultsEndToEndTests",
             dependencies: [
-                "PrefsCommandLine", "PrefsPlist", "PrefsTestSupport", "defaults", "FoundationDefaultsFixture",
+                "PrefsCommandLine", "PrefsPlist", "PrefsTestSupport", "defaults", "defaults-browse",
+                "FoundationDefaultsFixture",
             ]
         ),
     ],

@@ -153,6 +153,11 @@ private enum EmergencyRestore {
     }
 
     static func install() {
+        // A parent may have left these blocked (the mask survives exec): the browser must hear them.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for signal in fatalSignals + stopSignals { sigaddset(&unblocked, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         for signal in fatalSignals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
