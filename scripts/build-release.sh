@@ -84,7 +84,9 @@ if [ -d "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" != "${build[*]}" ]; then
     echo "The release build in $bin was made with other flags; building it again." >&2
     rm -rf "$bin"
 fi
-products=(defaults prefsd)
+# defaults-browse is the terminal browser (`defaults browse`), with ncurses: its own executable, so that defaults
+# loads no ncurses.
+products=(defaults prefsd defaults-browse)
 for product in "${products[@]}"; do
     if [ "$bin/$product" -ot scripts/symbol-order.txt ]; then rm -f "$bin/$product"; fi
 done

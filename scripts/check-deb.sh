@@ -81,6 +81,10 @@ fi
 if [ -e "$root/$libexec/defaults-fleet" ]; then
     tools+=(defaults-fleet)
 fi
+# The terminal browser, when the build made it (scripts/build-release.sh does).
+if [ -n "${BIN_DIR:-}" ] && [ -x "$BIN_DIR/defaults-browse" ]; then
+    expected+=("-rwxr-xr-x $libexec/defaults-browse")
+fi
 listing="$(dpkg-deb -c "$deb")"
 missing=()
 for entry in "${expected[@]}"; do

@@ -29,7 +29,7 @@ fail() {
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-linking.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-for tool in defaults defaults-fleet plutil prefsd; do
+for tool in defaults defaults-fleet defaults-browse plutil prefsd; do
     needed="$(readelf -d "$bin/$tool" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs)"
     if [[ " $needed " == *" libstdc++.so.6 "* ]]; then
         fail "$tool has libstdc++.so.6 NEEDED ($needed): is scripts/cxx-runtime.sh's linker script on its library path?"

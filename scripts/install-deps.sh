@@ -20,12 +20,13 @@ set -euo pipefail
 # their partition tests (docs/FLEET.md); gcc and libc6-dev build libpreferences (clients/c), libglib2.0-dev its GIO
 # module, and the GSettings tests run the real gsettings (libglib2.0-bin) on real schemas (gsettings-desktop-schemas)
 # beside a real dconf (dconf-cli, dconf-service, dconf-gsettings-backend, on a dbus session bus), timed with hyperfine
-# and GNU time.
+# and GNU time; libncurses-dev builds the terminal browser (defaults browse), whose tests run it in a real terminal,
+# tmux.
 packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-dev libssl-dev openssl systemd python3
     python3-venv python3-wheel-whl util-linux valgrind binutils dpkg-dev debhelper dh-python pybuild-plugin-pyproject
     python3-all python3-setuptools python3-wheel bash-completion file man-db lintian gnustep-base-runtime etcd-server
     etcd-client iproute2 gcc libc6-dev libglib2.0-dev libglib2.0-bin gsettings-desktop-schemas dconf-cli dconf-service
-    dconf-gsettings-backend dbus hyperfine time)
+    dconf-gsettings-backend dbus hyperfine time libncurses-dev tmux)
 case "${1:-}" in
     --bench) packages+=(redis-server redis-tools) ;;
     --system) packages+=(debootstrap) ;;

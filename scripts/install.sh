@@ -66,6 +66,10 @@ if [ -x "$bin/defaults-fleet" ]; then
         install_executable "$bin/defaults-fleet" "$destdir$libexecdir/defaults-fleet"
     fi
 fi
+if [ -x "$bin/defaults-browse" ]; then
+    install -d -m 755 "$destdir$libexecdir"
+    install_executable "$bin/defaults-browse" "$destdir$libexecdir/defaults-browse"
+fi
 install -m 644 systemd/prefsd.socket "$destdir$unitdir/prefsd.socket"
 sed "s|@BINDIR@|$bindir|g" systemd/prefsd.service > "$destdir$unitdir/prefsd.service"
 chmod 644 "$destdir$unitdir/prefsd.service"

@@ -39,7 +39,7 @@ user=alice
 # the testbed), never in this machine's own. libglib2.0-0 is what preferences-gsettings-backend links; gcc, libc6-dev,
 # pkg-config and dpkg-dev are the c-library test's Depends (debian/tests/control), in the cached root so that
 # autopkgtest has nothing to download for them on every run.
-include=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libxml2,libssl3,libglib2.0-0,python3,autopkgtest
+include=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libxml2,libssl3,libglib2.0-0,libncursesw6,python3,autopkgtest
 include+=,gcc,libc6-dev,pkg-config,dpkg-dev
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 mkdir -p "$system_dir"
