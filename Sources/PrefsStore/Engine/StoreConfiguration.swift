@@ -16,9 +16,10 @@ public struct StoreConfiguration: Sendable {
     /// store first (``PreferencesStore/announceFileContents(_:fleetSources:of:origin:)``), turns it off: its own
     /// writes would only wake the store for nothing.
     package var watchesFleetCache = true
-    /// The rules of the domains that have them (prefsd's settings): a write that breaks one is refused with
-    /// `.invalidValue`, so that a setting is checked when it is written, on every route, not when it is used.
-    package var rules: [DomainRules] = [.prefsd]
+    /// The compiled-in schemas the store enforces (prefsd's settings, `DomainSchema.prefsd`): a write that breaks one
+    /// is refused with `.invalidValue`, so that a setting is checked when it is written, on every route, not when it
+    /// is used. Schema files are checked by `defaults write`, not by the store (docs/SCHEMAS.md).
+    package var schemas: [DomainSchema] = [.prefsd]
 
     /// Creates a configuration.
     /// - Parameters:
