@@ -143,8 +143,8 @@ package enum Plutil {
         guard let value = load(file) else { return false }
         guard case .dictionary(let entries) = value else {
             FileIO.printError(
-                "\(file): holds \(value.typeName == "array" ? "an" : "a") \(value.typeName), not the "
-                    + "dictionary of a domain (schema \(schema.path ?? ""))")
+                "\(file): holds \(DomainSchema.kind(value)), not the dictionary of a domain "
+                    + "(schema \(schema.path ?? ""))")
             return false
         }
         var ok = true

@@ -54,7 +54,7 @@ extension DomainSchema {
     }
 
     /// A value's type with its article: `an array`, `a string`.
-    static func kind(_ value: PlistValue) -> String {
+    package static func kind(_ value: PlistValue) -> String {
         let name = value.typeName
         return (name.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + name
     }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 extension DomainSchema {
+    /// The name of prefsd's settings domain, without building its schema.
+    package static let prefsdName = DomainName(unchecked: "prefsd")
+
     /// prefsd's settings (docs/DAEMON.md, "Settings"): the rules compiled into every program of the package, so that
     /// the store refuses a bad setting and the daemon parses its settings with them even when no schema file is
     /// installed. `Domains/Schemas/prefsd.schema.plist` holds the same rules with the defaults and the texts; a test
@@ -10,7 +13,7 @@ extension DomainSchema {
     /// documents nested deeper than 250 levels (libxml2's own limit is 256). Frames stop at 256 MiB, the readers'
     /// input limit, and objects at 16 Mi, theirs too.
     package static let prefsd = DomainSchema(
-        domain: DomainName(unchecked: "prefsd"),
+        domain: prefsdName,
         keys: [
             "FlushDelay": .seconds(0.001...3600),
             "IdleExitSeconds": .seconds(0...86400, zeroMeansNever: true),

@@ -442,7 +442,7 @@ public final class PreferencesStore: Sendable {
     }
 
     func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {
-        if let value, let schema = configuration.schemas.first(where: { $0.domain == domain.name }),
+        if let value, let schema = configuration.schema(for: domain.name),
             let problem = schema.problem(key: key, value: value)
         {
             throw PrefsStoreError(.invalidValue, "setting " + problem + "; nothing was changed")

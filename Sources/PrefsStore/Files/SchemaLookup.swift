@@ -19,6 +19,8 @@ package struct SchemaLookup: Sendable {
         var problems: [PrefsStoreError] = []
         for directory in paths.schemaDirectories {
             let path = directory + "/" + StorePaths.schemaFileName(for: domain)
+            // Most domains have no schema: one access() each, without the error a failed open() makes.
+            guard FileSystem.mayExist(path) else { continue }
             do throws(PrefsStoreError) {
                 guard let schema = try read(path, domain: domain) else { continue }
                 return SchemaLookup(schema: schema, problems: problems)
