@@ -153,7 +153,7 @@ let package = Package(
         // a link to it), and the `plutil` executable runs it alone.
         .target(
             name: "PlutilCommand",
-            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist"]
+            dependencies: ["PrefsCommandLine", "PrefsPOSIX", "PrefsPlist", "PrefsDomain"]
         ),
         // `defaults fleet write|read|delete|list`: the etcd actions, which the `defaults-fleet` executable runs, so that
         // `defaults` links neither SwiftNIO nor OpenSSL.

@@ -49,6 +49,8 @@ expected=(
     "-rw-r--r-- usr/lib/systemd/user-preset/80-preferences.preset"
     "-rw-r--r-- usr/share/preferences/domains/prefsd.plist"
     "-rw-r--r-- usr/share/preferences/domains/.GlobalPreferences.plist"
+    "-rw-r--r-- usr/share/preferences/domains/Schemas/prefsd.schema.plist"
+    "-rw-r--r-- usr/share/preferences/domains/Schemas/NSGlobalDomain.schema.plist"
     "-rw-r--r-- usr/share/man/man1/defaults.preferences.1.gz"
     "-rw-r--r-- usr/share/man/man1/plutil.preferences.1.gz"
     "-rw-r--r-- usr/share/man/man8/prefsd.8.gz"
@@ -104,6 +106,11 @@ for domain in Domains/*.plist Domains/.*.plist; do
     [ -e "$domain" ] || continue
     cmp -s "$domain" "$root/usr/share/preferences/domains/$(basename "$domain")" ||
         fail "the packaged $(basename "$domain") differs from $domain"
+done
+for schema in Domains/Schemas/*.schema.plist; do
+    [ -e "$schema" ] || continue
+    cmp -s "$schema" "$root/usr/share/preferences/domains/Schemas/$(basename "$schema")" ||
+        fail "the packaged Schemas/$(basename "$schema") differs from $schema"
 done
 
 # The executables run, from the extracted package.

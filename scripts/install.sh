@@ -9,7 +9,7 @@
 # directory), all stripped as dh_strip strips them (the debug information is most of their size); plutil and
 # defaults-fleet as links to defaults and prefsd, as the build makes them,
 # PREFIX/lib/systemd/user/prefsd.{socket,service} (with @BINDIR@ replaced by PREFIX/bin),
-# PREFIX/share/preferences/domains/ (Domains/, dot files included), the manual pages defaults(1), plutil(1) and
+# PREFIX/share/preferences/domains/ (Domains/, dot files included, and the schemas of Domains/Schemas/ in its Schemas/), the manual pages defaults(1), plutil(1) and
 # prefsd(8) and the shell completions of defaults; libpreferences (PREFIX/lib/libpreferences.so.1,
 # PREFIX/include/preferences.h, PREFIX/lib/pkgconfig/preferences.pc) and the GSettings backend's GIO module. DESTDIR
 # is honoured. The Debian package (`make deb`) holds the
@@ -80,6 +80,12 @@ fi
 for domain in Domains/*.plist Domains/.*.plist; do
     [ -e "$domain" ] || continue
     install -m 644 "$domain" "$destdir$domaindir/$(basename "$domain")"
+done
+# The shipped schemas (docs/SCHEMAS.md), in a subdirectory, so that none is taken for a domain.
+install -d -m 755 "$destdir$domaindir/Schemas"
+for schema in Domains/Schemas/*.schema.plist; do
+    [ -e "$schema" ] || continue
+    install -m 644 "$schema" "$destdir$domaindir/Schemas/$(basename "$schema")"
 done
 
 # libpreferences (clients/c): the library stripped as the executables are, its header and its pkg-config file.

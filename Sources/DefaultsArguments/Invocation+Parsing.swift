@@ -40,7 +40,13 @@ extension Invocation {
         if isHelpOption(verbText) { return Invocation(host: host, command: .help) }
         if isVersionOption(verbText) { return Invocation(host: host, command: .version) }
         guard let verb = Verb.canonicalName(verbText) else { throw unknownCommand(verbText) }
-        return Invocation(host: host, command: try parseArguments(of: verb, &reader))
+        var ignoresSchema = false
+        if verb == "write" || verb == "rename" || verb == "import", reader.peek() == Verb.forceOptionName {
+            reader.cursor += 1
+            ignoresSchema = true
+        }
+        return Invocation(
+            host: host, command: try parseArguments(of: verb, &reader), ignoresSchema: ignoresSchema)
     }
 
     /// `unknown command 'raed'; did you mean 'read'?`: the nearest visible verb, alias or option, compared without
@@ -160,6 +166,11 @@ extension Invocation {
             guard let key = reader.next() else { throw .usage("explain needs a domain and a key") }
             try reader.expectEnd()
             return .explain(domain, key: key, suites: suites)
+        case "describe":
+            let domain = try reader.domain()
+            let key = reader.next()
+            try reader.expectEnd()
+            return .describe(domain, key: key)
         case "fleet":
             return .fleet(try FleetCommand.parse(&reader))
         case "migrate":

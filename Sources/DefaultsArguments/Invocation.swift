@@ -41,6 +41,8 @@ package struct Invocation: Sendable, Equatable {
         case browse(DomainSelector?)
         /// `explain [-suite <domain>]... <domain> <key>`.
         case explain(DomainSelector, key: String, suites: [DomainSelector])
+        /// `describe <domain> [<key>]`: the domain's schema, or one key's.
+        case describe(DomainSelector, key: String?)
         /// `fleet write|read|delete|list …`: edit the managed domains in etcd.
         case fleet(FleetCommand)
         /// `migrate [-from foundation|gnustep|dconf] [-overwrite] [-dry-run] [<domain>...]`; `sources` in the order read
@@ -60,4 +62,13 @@ package struct Invocation: Sendable, Equatable {
     package var host: HostSelector
     /// The command.
     package var command: Command
+    /// `-force` after `write`, `rename` or `import`: store values the domain's schema file forbids
+    /// (docs/SCHEMAS.md).
+    package var ignoresSchema = false
+
+    package init(host: HostSelector, command: Command, ignoresSchema: Bool = false) {
+        self.host = host
+        self.command = command
+        self.ignoresSchema = ignoresSchema
+    }
 }

@@ -88,12 +88,19 @@ package struct Verb: Sendable {
         case "remove":
             return "delete"
         case "read", "read-type", "write", "rename", "delete", "import", "export", "domains", "find", "help", "watch",
-            "browse", "explain", "fleet", "migrate", "completion", "man", "printhostidentifier", "__complete":
+            "browse", "explain", "describe", "fleet", "migrate", "completion", "man", "printhostidentifier",
+            "__complete":
             return lowered
         default:
             return nil
         }
     }
+
+    /// The name of the `-force` option of `write`, `rename` and `import`: store what the domain's schema forbids.
+    static let forceOptionName = "-force"
+
+    /// The `-force` option.
+    static let forceOption = Option(name: forceOptionName, values: [])
 
     /// The name of the `-format` option.
     static let formatOptionName = "-format"
@@ -139,14 +146,21 @@ package struct Verb: Sendable {
                 Form(
                     "write <domain> <key> <value> -- <key> <value> ...", "writes several keys as one change",
                     isExtension: true),
+                Form(
+                    "write -force <domain> ...", "writes even what the domain's schema forbids",
+                    isExtension: true),
             ],
-            blankLineAfter: true, slots: [.domain, .key, .value],
+            blankLineAfter: true, options: [forceOption], slots: [.domain, .key, .value],
             manual: [
                 "With a single property-list argument, which must be a dictionary, replaces the whole domain. "
                     + "Otherwise sets the key to the value (see VALUES).",
                 "Several key/value pairs separated by -- are written as one change: all or none, one write of "
                     + "the file and one notification batch. Inside -array and -dict a bare -- ends the list; write "
                     + "-string -- for a literal --.",
+                "A value the domain's schema forbids (a wrong type, out of its range, not one of its choices; see "
+                    + "describe) is refused, naming the rule and the schema file, and nothing is written; -force "
+                    + "writes it anyway. The same holds for rename, import and the -array-add and -dict-add forms. A "
+                    + "schema file that cannot be used is named in a warning and not enforced.",
             ]),
         Verb(
             "rename",
@@ -170,10 +184,10 @@ package struct Verb: Sendable {
                 Form("import <domain> <path to plist>", "writes the plist at path to domain"),
                 Form("import <domain> -", "writes a plist from stdin to domain"),
             ],
-            slots: [.domain, .file],
+            options: [forceOption], slots: [.domain, .file],
             manual: [
                 "Reads a dictionary in any property-list format (XML, binary, OpenStep, JSON) and sets each of its "
-                    + "keys in the domain, as one change; keys the file does not hold are kept."
+                    + "keys in the domain, as one change; keys the file does not hold are kept. -force as for write."
             ]),
         Verb(
             "export",
@@ -249,6 +263,21 @@ package struct Verb: Sendable {
                     + "supply it, and every value it shadows, searching forced, by-host, the domain, suites, global, "
                     + "system and shipped registration layers in order; layers whose file is broken are listed as "
                     + "skipped. Exits with status 1 when no layer holds the key."
+            ],
+            isExtension: true),
+        Verb(
+            "describe",
+            forms: [
+                Form("describe <domain> [<key>]", "shows what the domain's keys are for", isExtension: true)
+            ],
+            slots: [.domain, .key],
+            manual: [
+                "Prints the domain's schema (docs/SCHEMAS.md): the file it comes from, the domain's summary, and for "
+                    + "each described key its type, default, range or choices, summary and description; with a key, "
+                    + "that key only. Schemas are <domain>.schema.plist files in the Schemas directory of the "
+                    + "Preferences directory, of the system layer and of the shipped defaults; the highest layer's "
+                    + "wins. Says so, and exits with status 1, when the domain has no schema or does not describe "
+                    + "the key."
             ],
             isExtension: true),
         Verb(

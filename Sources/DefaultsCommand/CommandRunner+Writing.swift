@@ -7,10 +7,13 @@ import PrefsStore
 
 extension CommandRunner {
     /// `write <domain> <domain_rep>`: replaces the domain with a dictionary.
-    func replaceDomain(_ target: DomainTarget, representation: String) throws(DefaultsError) {
+    func replaceDomain(
+        _ target: DomainTarget, representation: String, ignoresSchema: Bool = false
+    ) throws(DefaultsError) {
         guard case .dictionary(let values) = try ValueParser.parsePropertyListText(representation) else {
             throw DefaultsError(.invalidValue, "\nRep argument is not a dictionary\nDefaults have not been changed.\n")
         }
+        let schema = enforcedSchema(for: target, ignoresSchema: ignoresSchema)
         try withStorage(target.paths, firstRead: FirstRead(target.id)) { storage throws(DefaultsError) in
             let current: PlistDictionary?
             do throws(DefaultsError) {
@@ -19,6 +22,7 @@ extension CommandRunner {
                 current = nil  // the write sets the broken file aside
             }
             if current == values { return }
+            if let refusal = Self.schemaRefusal(schema, from: current ?? [:], to: values) { throw refusal }
             _ = try checked { try storage.replaceValues(of: target.id, with: values) }
             try synchronize(storage, failure: "Could not write domain \(target.displayName); exiting")
         }
@@ -32,9 +36,12 @@ extension CommandRunner {
     ///
     /// A key that a forced layer (the administrator's or the fleet's) also holds is stored, but the forced value is
     /// what every program reads: a warning says so, naming the layer, as `explain` would.
-    func write(_ assignments: [KeyAssignment], to target: DomainTarget) throws(DefaultsError) {
+    func write(
+        _ assignments: [KeyAssignment], to target: DomainTarget, ignoresSchema: Bool = false
+    ) throws(DefaultsError) {
         try modify(
             target, failure: "Could not write domain \(target.displayName); exiting",
+            schema: enforcedSchema(for: target, ignoresSchema: ignoresSchema),
             afterwards: { storage throws(DefaultsError) in
                 var keys: [String] = []
                 for key in assignments.map(\.key.topLevelKey) where !keys.contains(key) { keys.append(key) }
@@ -80,8 +87,13 @@ extension CommandRunner {
     }
 
     /// `rename <domain> <old_key> <new_key>`: one atomic change that removes the old key and sets the new one.
-    func rename(_ old: String, to new: String, in target: DomainTarget) throws(DefaultsError) {
-        try modify(target, failure: "Failed to write domain \(target.displayName)") { values throws(DefaultsError) in
+    func rename(
+        _ old: String, to new: String, in target: DomainTarget, ignoresSchema: Bool = false
+    ) throws(DefaultsError) {
+        try modify(
+            target, failure: "Failed to write domain \(target.displayName)",
+            schema: enforcedSchema(for: target, ignoresSchema: ignoresSchema)
+        ) { values throws(DefaultsError) in
             guard let value = values.removeValue(forKey: old) else {
                 throw DefaultsError(
                     .notFound, "Key \(old) does not exist in domain \(target.displayName); leaving defaults unchanged")
@@ -118,7 +130,7 @@ extension CommandRunner {
     static let maxImportBytes = StoreLimits.default.maxDomainBytes
 
     /// `import <domain> <path | ->`: sets every key of a dictionary in any format, as one change.
-    func importDomain(_ target: DomainTarget, from source: String) throws(DefaultsError) {
+    func importDomain(_ target: DomainTarget, from source: String, ignoresSchema: Bool = false) throws(DefaultsError) {
         let bytes: [UInt8]
         let path = source.trimmingBlanks == "-" ? nil : try environment.absolutePath(source)
         do throws(SystemCallError) {
@@ -148,7 +160,10 @@ extension CommandRunner {
                 .invalidValue,
                 "Property list \(value.defaultsDescription) was not a dictionary\nDefaults have not been changed.\n")
         }
-        try modify(target, failure: "Could not write domain \(target.displayName); exiting") { values in
+        try modify(
+            target, failure: "Could not write domain \(target.displayName); exiting",
+            schema: enforcedSchema(for: target, ignoresSchema: ignoresSchema)
+        ) { values in
             values.merge(entries) { _, imported in imported }
         }
     }
@@ -160,9 +175,10 @@ extension CommandRunner {
     /// nothing.
     /// - Parameters:
     ///   - failure: macOS's first line when the write fails.
+    ///   - schema: The schema the changed keys' new values must satisfy, if any; a refusal changes nothing.
     ///   - afterwards: What to do with the storage once the change is committed (or changed nothing).
     private func modify(
-        _ target: DomainTarget, failure: String,
+        _ target: DomainTarget, failure: String, schema: DomainSchema? = nil,
         afterwards: ((any DomainAccess) throws(DefaultsError) -> Void)? = nil,
         _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
@@ -176,6 +192,9 @@ extension CommandRunner {
                             try edit(&edited)
                         } catch {
                             return .failure(error)
+                        }
+                        if let refusal = Self.schemaRefusal(schema, from: values, to: edited) {
+                            return .failure(refusal)
                         }
                         let changed = edited != values
                         values = edited

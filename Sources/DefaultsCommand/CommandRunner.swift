@@ -172,17 +172,18 @@ struct CommandRunner: Sendable {
         case .readType(let domain, let key):
             try readType(try target(domain, host), key: key)
         case .replaceDomain(let domain, let representation):
-            try replaceDomain(try target(domain, host), representation: representation)
+            try replaceDomain(
+                try target(domain, host), representation: representation, ignoresSchema: invocation.ignoresSchema)
         case .write(let domain, let assignments):
-            try write(assignments, to: try target(domain, host))
+            try write(assignments, to: try target(domain, host), ignoresSchema: invocation.ignoresSchema)
         case .rename(let domain, let old, let new):
-            try rename(old, to: new, in: try target(domain, host))
+            try rename(old, to: new, in: try target(domain, host), ignoresSchema: invocation.ignoresSchema)
         case .delete(let domain, let key):
             try delete(key, from: try target(domain, host))
         case .importDomain(let domain, let source):
             let target = try target(domain, host)
             guard let source else { throw DefaultsError(.invalidArgument, "\nNeed a path to read from\n") }
-            try importDomain(target, from: source)
+            try importDomain(target, from: source, ignoresSchema: invocation.ignoresSchema)
         case .exportDomain(let domain, let destination, let format):
             let target = try target(domain, host)
             guard let destination else { throw DefaultsError(.invalidArgument, "\nNeed a path to write to\n") }
@@ -197,6 +198,8 @@ struct CommandRunner: Sendable {
             throw DefaultsError(.unsupported, "defaults: browse runs the defaults-browse executable")
         case .explain(let domain, let key, let suites):
             return try explain(key, domain: domain, suites: suites, host: host)
+        case .describe(let domain, let key):
+            return try describe(try target(domain, host), key: key)
         case .migrate(let sources, let domains, let overwrite, let dryRun):
             return try migrate(from: sources, domains: domains, overwrite: overwrite, dryRun: dryRun, host: host)
         case .completion(let shell):

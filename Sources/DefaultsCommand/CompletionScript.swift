@@ -5,7 +5,7 @@ import PrefsCommandLine
 /// Shell completion scripts for bash, zsh and fish, generated from ``Verb/all`` and ``ValueFlag/all``.
 ///
 /// Each script finds the verb after an optional `-currentHost` or `-host <name>`, counts the positional arguments
-/// after it (skipping `-format`, `-suite` and `-keypath` with their arguments), and completes by the verb's slot:
+/// after it (skipping `-format`, `-suite` and `-keypath` with their arguments, and `-force`), and completes by the verb's slot:
 /// domains and keys come from `defaults __complete domains` and `defaults __complete keys <domain>`.
 enum CompletionScript {
     /// The script for a shell.
@@ -88,6 +88,7 @@ enum CompletionScript {
                 while (( i < COMP_CWORD )); do
                     case ${COMP_WORDS[i]} in
                         -format|-suite) i=$((i + 2)); continue ;;
+                        -force) i=$((i + 1)); continue ;;
                         -keypath) i=$((i + 2)); position=$((position + 1)); continue ;;
                     esac
                     (( position == 0 )) && domain=${COMP_WORDS[i]}
@@ -150,6 +151,7 @@ enum CompletionScript {
                 while (( i < CURRENT )); do
                     case $words[i] in
                         -format|-suite) (( i += 2 )); continue ;;
+                        -force) (( i += 1 )); continue ;;
                         -keypath) (( i += 2, position += 1 )); continue ;;
                     esac
                     (( position == 0 )) && domain=$words[i]
@@ -229,6 +231,9 @@ enum CompletionScript {
                     switch "$words[$i]"
                         case -format -suite
                             set i (math $i + 2)
+                            continue
+                        case -force
+                            set i (math $i + 1)
                             continue
                         case -keypath
                             set i (math $i + 2)

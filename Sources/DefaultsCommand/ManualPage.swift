@@ -71,7 +71,7 @@ enum ManualPage {
         ])
         page.append(".SH BEYOND MACOS")
         page += paragraphs([
-            "watch, explain, completion and man; -format on read and export; -keypath; several key/value pairs "
+            "watch, explain, describe, completion and man; -format on read and export; -force and schemas; -keypath; several key/value pairs "
                 + "separated by -- in one write. help, --help and -h print the help text and exit with status 0; "
                 + "--version prints one line, \"defaults \(PreferencesVersion.current)\", and exits with status 0."
         ])

@@ -27,6 +27,7 @@ extension OptionTable {
             Option("-e", "write next to each input with another extension", arguments: [.text("extension")]),
             Option("-r", "human-readable (indented) JSON"),
             Option("-s", "print nothing for files that are OK"),
+            Option("-schema", "with -lint: check each file against a domain schema", arguments: [.file("schema")]),
         ],
         operand: .file("property list"), endsOptionsAtDoubleDash: true)
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsCommandLine
+import PrefsDomain
 import PrefsPlist
 
 #if canImport(Glibc)
@@ -19,6 +20,8 @@ package enum Plutil {
 
         commands:
           -lint                     check each file; prints "<file>: OK" or the error
+          -lint -schema <schema>    check each file against a domain schema (docs/SCHEMAS.md) too:
+                                    each key's type, range or choices; prints each violation
           -convert <fmt>            rewrite each file in <fmt>: xml1, binary1, json or openstep
           -p                        print a human-readable view (not meant to be parsed)
           -extract <keypath> <fmt>  write the value at <keypath> in <fmt> (xml1, binary1, json, or raw:
@@ -40,6 +43,7 @@ package enum Plutil {
 
         examples:
           plutil -lint ~/.config/preferences/*.plist
+          plutil -lint -schema /usr/share/preferences/domains/Schemas/prefsd.schema.plist prefsd.plist
           plutil -convert xml1 Settings.plist
           plutil -convert json -r -o - Settings.plist
           plutil -p Settings.plist
@@ -76,8 +80,11 @@ package enum Plutil {
             return writeOutput(PreferencesVersion.versionLine(program: "plutil"))
         case .completion(let shell):
             return writeOutput(OptionTable.plutil.completionScript(for: shell))
-        case .lint(let files, let silent):
+        case .lint(let files, let silent, nil):
             return files.reduce(true) { ok, file in lint(file, silent: silent) && ok }
+        case .lint(let files, let silent, let schemaPath?):
+            guard let schema = loadSchema(schemaPath) else { return false }
+            return files.reduce(true) { ok, file in lint(file, silent: silent, against: schema) && ok }
         case .print(let files):
             return files.reduce(true) { ok, file in printReadable(file) && ok }
         case .convert(let format, let humanReadable, let output, let files, let silent):
@@ -114,6 +121,40 @@ package enum Plutil {
         guard load(file) != nil else { return false }
         if !silent { FileIO.printLine("\(file): OK") }
         return true
+    }
+
+    /// Reads a schema file; `nil`, with the reason on standard error, when it cannot be used.
+    private static func loadSchema(_ path: String) -> DomainSchema? {
+        let fileName = path.split(separator: "/").last.map(String.init) ?? path
+        let domain = DomainSchema.domainName(forFileName: fileName)
+        do {
+            return try DomainSchema(decoding: try FileIO.read(path: path), domain: domain, path: path)
+        } catch let error as PrefsStoreError {
+            FileIO.printError("plutil: \(error.message)")
+        } catch {
+            FileIO.printError("plutil: schema \(path): \(error)")
+        }
+        return nil
+    }
+
+    /// Checks a file against a schema: it must hold a dictionary, and each key the schema describes must hold a value
+    /// its rule allows. Prints each violation, naming the key and the rule.
+    private static func lint(_ file: String, silent: Bool, against schema: DomainSchema) -> Bool {
+        guard let value = load(file) else { return false }
+        guard case .dictionary(let entries) = value else {
+            FileIO.printError(
+                "\(file): holds \(DomainSchema.kind(value)), not the dictionary of a domain "
+                    + "(schema \(schema.path ?? ""))")
+            return false
+        }
+        var ok = true
+        for key in entries.keys.sorted() {
+            guard let problem = schema.problem(key: key, value: entries[key]!) else { continue }
+            FileIO.printError("\(file): \(problem) (schema \(schema.path ?? ""))")
+            ok = false
+        }
+        if ok, !silent { FileIO.printLine("\(file): OK") }
+        return ok
     }
 
     private static func printReadable(_ file: String) -> Bool {

@@ -25,7 +25,8 @@ enum PlutilCommand: Equatable {
     case help
     case version
     case completion(Shell)
-    case lint(files: [String], silent: Bool)
+    /// `-lint [-schema <schema>]`: each file read, and with a schema checked against it.
+    case lint(files: [String], silent: Bool, schema: String? = nil)
     case convert(format: PlistFormat, humanReadable: Bool, output: Output, files: [String], silent: Bool)
     case print(files: [String])
     case extract(keyPath: String, format: ExtractFormat, humanReadable: Bool, output: Output, file: String)
@@ -42,6 +43,7 @@ enum PlutilCommand: Equatable {
         var extractArguments: (keyPath: String, format: ExtractFormat)?
         var output: Output = .inPlace
         var silent = false
+        var schema: String?
         var humanReadable = false
         var files: [String] = []
         var index = 0
@@ -84,6 +86,7 @@ enum PlutilCommand: Equatable {
                 output = path == "-" ? .standardOutput : .path(path)
             case "-e":
                 output = .replacingExtension(try next("-e"))
+            case "-schema": schema = try next("-schema")
             case "-s": silent = true
             case "-r": humanReadable = true
             default:
@@ -100,11 +103,12 @@ enum PlutilCommand: Equatable {
             throw UsageError(message: "No command specified" + (suggestion.isEmpty ? "." : suggestion))
         }
         guard !files.isEmpty else { throw UsageError(message: "No files specified.") }
+        if schema != nil, verb != "-lint" { throw UsageError(message: "-schema goes with -lint only.") }
         if case .path = output, files.count > 1 {
             throw UsageError(message: "Only one file may be specified with -o.")
         }
         switch verb {
-        case "-lint": return .lint(files: files, silent: silent)
+        case "-lint": return .lint(files: files, silent: silent, schema: schema)
         case "-p": return .print(files: files)
         case "-convert":
             return .convert(

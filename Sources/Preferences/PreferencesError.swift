@@ -91,7 +91,7 @@ extension PreferencesError {
             case .invalidDomainName: .invalidName
             case .readOnlyDomain: .readOnly
             case .limitExceeded: .limitExceeded
-            case .corruptFile: .corrupt
+            case .corruptFile, .invalidSchema: .corrupt
             case .encodingFailed: .invalidValue
             default: .storeUnavailable
             }

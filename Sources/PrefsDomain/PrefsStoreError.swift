@@ -11,7 +11,7 @@ public struct PrefsStoreError: CodedError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidDomainName, readOnlyDomain, limitExceeded, corruptFile, ioFailure, unavailable
-            case encodingFailed, versionConflict, invalidValue
+            case encodingFailed, versionConflict, invalidValue, invalidSchema
         }
         private let base: Base
 
@@ -34,6 +34,10 @@ public struct PrefsStoreError: CodedError {
         /// A value breaks a rule of its domain (a setting out of its range); the message names the key, the value
         /// and the rule, and nothing changed.
         public static let invalidValue = Code(base: .invalidValue)
+        /// A domain's schema file (docs/SCHEMAS.md) is not a property list, or breaks the schema format (an unknown
+        /// type, a minimum above its maximum, a default its own rule refuses); the message names the file and the
+        /// problem.
+        public static let invalidSchema = Code(base: .invalidSchema)
 
         public var description: String { base.rawValue }
     }

@@ -263,11 +263,40 @@ struct RouteIndependenceTests {
             daemon?.signal(SIGTERM)
             #expect(daemon?.finish() ?? 0 == 0)
         }
+        // The shipped schema (Domains/Schemas/prefsd.schema.plist) refuses it first, naming itself; with -force, the
+        // rules compiled into the store still do.
+        let schema = DaemonProcess.repository + "/Domains/Schemas/prefsd.schema.plist"
+        #expect(outcomes["off"]?.status == 1)
+        #expect(outcomes["off"]?.error.hasPrefix("defaults: ") == true, "\(outcomes)")
+        #expect(
+            outcomes["off"]?.error.hasSuffix(
+                " (schema \(schema)); nothing was written (-force writes it anyway)\n") == true, "\(outcomes)")
+        #expect(outcomes["on"]?.status == outcomes["off"]?.status)
+        #expect(outcomes["on"]?.output == outcomes["off"]?.output)
+        #expect(outcomes["on"]?.error == outcomes["off"]?.error)
+    }
+
+    @Test(
+        "with -force, a setting of prefsd out of its range is still refused by the store, on either route",
+        arguments: [
+            ["write", "-force", "prefsd", "MaxConnections", "-int", "0"],
+            ["write", "-force", "prefsd", "{ MaxDepth = 1000; }"],
+        ])
+    func forcedBadDaemonSettingIsRefused(arguments: [String]) throws {
+        var outcomes: [String: (status: Int32, output: String, error: String)] = [:]
+        for route in ["off", "on"] {
+            let home = try DaemonHome()
+            let daemon = route == "on" ? try DaemonProcess(home) : nil
+            try daemon?.waitUntilServing(home)
+            outcomes[route] = try Self.defaults(arguments, in: home, route: route)
+            #expect(try home.storedValues("prefsd") == nil, "\(route): nothing was written")
+            daemon?.signal(SIGTERM)
+            #expect(daemon?.finish() ?? 0 == 0)
+        }
         #expect(outcomes["off"]?.status == 1)
         #expect(outcomes["off"]?.error.hasPrefix("defaults: setting ") == true, "\(outcomes)")
         #expect(outcomes["off"]?.error.hasSuffix("; nothing was changed\n") == true, "\(outcomes)")
         #expect(outcomes["on"]?.status == outcomes["off"]?.status)
-        #expect(outcomes["on"]?.output == outcomes["off"]?.output)
         #expect(outcomes["on"]?.error == outcomes["off"]?.error)
     }
 

@@ -115,6 +115,21 @@ import Testing
         }
     }
 
+    @Test func describeAndForceParse() throws {
+        #expect(try parse(["describe", "prefsd"]).command == .describe(.name("prefsd"), key: nil))
+        #expect(try parse(["DESCRIBE", "-g", "AppleLocale"]).command == .describe(.global, key: "AppleLocale"))
+        #expect(usageReason(["describe"]) != nil)
+        #expect(usageReason(["describe", "D", "k", "extra"]) != nil)
+        let forced = try parse(["write", "-force", "D", "k", "-int", "1"])
+        #expect(forced.ignoresSchema)
+        #expect(
+            forced.command == .write(.name("D"), [KeyAssignment(key: PlistKeyPath(key: "k"), value: 1, mode: .set)]))
+        #expect(try parse(["write", "D", "k", "1"]).ignoresSchema == false)
+        #expect(try parse(["rename", "-force", "D", "a", "b"]).ignoresSchema)
+        #expect(try parse(["import", "-force", "D", "-"]).ignoresSchema)
+        #expect(try parse(["read", "-force"]).command == .read(.name("-force"), key: nil, format: nil))
+    }
+
     @Test func extensionVerbsParse() throws {
         #expect(try parse(["watch"]).command == .watch(nil, key: nil))
         #expect(try parse(["watch", "-g", "k"]).command == .watch(.global, key: "k"))

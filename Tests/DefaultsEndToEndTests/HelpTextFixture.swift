@@ -48,11 +48,13 @@ let helpText = """
       read -format <format> ...            prints openstep, xml, json or binary
       write <domain> <key> <value> -- <key> <value> ...
                                            writes several keys as one change
+      write -force <domain> ...            writes even what the domain's schema forbids
       export -format <format> <domain> <path | ->
                                            in openstep, xml, json or binary
       watch [<domain> [<key>]]             prints each change as it happens
       explain [-suite <domain>]... <domain> <key>
                                            shows where the value comes from
+      describe <domain> [<key>]            shows what the domain's keys are for
       fleet write -forced|-default [-group <name> | -host <id>] <domain> <key> <value>
                                            sets a fleet-managed key in etcd
       fleet read|delete -forced|-default [-group <name> | -host <id>] <domain> [<key>]

@@ -12,6 +12,7 @@ import Testing
     /// Every option the scripts offer, in the order they offer them.
     static let options = [
         "-lint", "-convert", "-p", "-extract", "-help", "-version", "-completion", "-o", "-e", "-r", "-s",
+        "-schema",
     ]
 
     /// Sources `plutil -completion bash` in a bash process started in `directory`, calls `_plutil` with the words
@@ -41,7 +42,7 @@ import Testing
         #expect(try complete(["plutil", "-"], in: directory) == (Self.options + ["--"]).map { $0 + "\n" }.joined())
         #expect(try complete(["plutil", "-co"], in: directory) == "-convert\n-completion\n")
         #expect(try complete(["plutil", "-convert", ""], in: directory) == "xml1\nbinary1\njson\nopenstep\n")
-        #expect(try complete(["plutil", "-convert", "json", "-"], in: directory) == "-o\n-e\n-r\n-s\n--\n")
+        #expect(try complete(["plutil", "-convert", "json", "-"], in: directory) == "-o\n-e\n-r\n-s\n-schema\n--\n")
         #expect(try complete(["plutil", "-extract", "Window.Frame", "r"], in: directory) == "raw\n")
         #expect(try complete(["plutil", "-extract", ""], in: directory) == "\n", "a key path is not completed")
         #expect(try complete(["plutil", "-completion", "z"], in: directory) == "zsh\n")

@@ -35,7 +35,7 @@ struct SettingsAndSocketTests {
             bad.warnings.sorted() == [
                 "setting FlushDelay of domain prefsd is soon (string): it must be a number of seconds from 0.001 to "
                     + "3600; the default is used",
-                "setting IdleTimeoutSeconds of domain prefsd is 0.01 (float): it must be 0 (never) or a number of "
+                "setting IdleTimeoutSeconds of domain prefsd is 0.01 (float): it must be 0 or a number of "
                     + "seconds from 0.1 to 86400; the default is used",
                 "setting LogLevel of domain prefsd is loud (string): it must be one of trace, debug, info, notice, "
                     + "warning, error, critical; the default is used",

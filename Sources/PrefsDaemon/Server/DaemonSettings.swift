@@ -50,34 +50,34 @@ public struct DaemonSettings: Sendable, Equatable {
         ("MaxSuites", .maxSuites), ("MaxBufferedFrameBytes", .maxBufferedFrameBytes),
     ]
 
-    /// The values each limit may take: what the code handles, not merely what fits in an integer (the rule table,
-    /// `DomainRules.prefsd`, says why each stops where it does).
+    /// The values each limit may take: what the code handles, not merely what fits in an integer (the compiled-in
+    /// schema, `DomainSchema.prefsd`, says why each stops where it does).
     public static let limitRanges: [WireLimit: ClosedRange<Int>] = Dictionary(
         uniqueKeysWithValues: limitKeys.compactMap { key, limit in
-            DomainRules.prefsd.rules[key]?.integerRange.map { (limit, $0) }
+            DomainSchema.prefsd.keys[key]?.integerRange.map { (limit, $0) }
         })
 
     /// Reads the settings from the effective values of the `prefsd` domain, with the rules a write of them is
-    /// checked against (`DomainRules.prefsd`): a value that a hand edit or an older version left breaking one is
+    /// checked against (`DomainSchema.prefsd`): a value that a hand edit or an older version left breaking one is
     /// ignored with a warning.
     /// - Parameter values: The effective values (for tests); read from `paths` by ``load(paths:)``.
     public init(values: PlistDictionary) {
         func accepted(_ key: String) -> PlistValue? {
             guard let value = values[key] else { return nil }
-            guard let rule = DomainRules.prefsd.rules[key], !rule.accepts(value) else { return value }
+            guard let rule = DomainSchema.prefsd.keys[key], !rule.accepts(value) else { return value }
             warn(key, value, rule.requirement)
             return nil
         }
-        if let value = accepted("FlushDelay"), let seconds = SettingRule.seconds(value) {
+        if let value = accepted("FlushDelay"), let seconds = KeySchema.seconds(value) {
             flushDelay = Self.duration(seconds)
         }
-        if let value = accepted("IdleExitSeconds"), let seconds = SettingRule.seconds(value) {
+        if let value = accepted("IdleExitSeconds"), let seconds = KeySchema.seconds(value) {
             idleExitDelay = seconds == 0 ? nil : Self.duration(seconds)
         }
-        if let value = accepted("IdleTimeoutSeconds"), let seconds = SettingRule.seconds(value) {
+        if let value = accepted("IdleTimeoutSeconds"), let seconds = KeySchema.seconds(value) {
             idleTimeout = seconds == 0 ? nil : Self.duration(seconds)
         }
-        if let value = accepted("FrameTimeoutSeconds"), let seconds = SettingRule.seconds(value) {
+        if let value = accepted("FrameTimeoutSeconds"), let seconds = KeySchema.seconds(value) {
             frameTimeout = Self.duration(seconds)
         }
         if case .string(let name)? = accepted("LogLevel"), let level = Logger.Level(rawValue: name.lowercased()) {

@@ -442,10 +442,10 @@ public final class PreferencesStore: Sendable {
     }
 
     func checkKey(_ key: String, value: PlistValue?, in domain: DomainID) throws(PrefsStoreError) {
-        if let value, let rules = configuration.rules.first(where: { $0.domain == domain.name }),
-            let problem = rules.problem(key: key, value: value)
+        if let value, let schema = configuration.schema(for: domain.name),
+            let problem = schema.problem(key: key, value: value)
         {
-            throw PrefsStoreError(.invalidValue, problem + "; nothing was changed")
+            throw PrefsStoreError(.invalidValue, "setting " + problem + "; nothing was changed")
         }
         let limits = configuration.limits
         if key.utf8.count > limits.maxKeyBytes {

@@ -16,9 +16,23 @@ public struct StoreConfiguration: Sendable {
     /// store first (``PreferencesStore/announceFileContents(_:fleetSources:of:origin:)``), turns it off: its own
     /// writes would only wake the store for nothing.
     package var watchesFleetCache = true
-    /// The rules of the domains that have them (prefsd's settings): a write that breaks one is refused with
-    /// `.invalidValue`, so that a setting is checked when it is written, on every route, not when it is used.
-    package var rules: [DomainRules] = [.prefsd]
+    /// The compiled-in schemas the store enforces (prefsd's settings, `DomainSchema.prefsd`): a write that breaks one
+    /// is refused with `.invalidValue`, so that a setting is checked when it is written, on every route, not when it
+    /// is used. Schema files are checked by `defaults write`, not by the store (docs/SCHEMAS.md).
+    package var schemas: [DomainSchema] {
+        get { customSchemas ?? [.prefsd] }
+        set { customSchemas = newValue }
+    }
+
+    /// Schemas set in place of the compiled-in ones; `nil` for prefsd's alone, which is then built only when a write
+    /// of its domain needs it (not for every command that opens a store).
+    private var customSchemas: [DomainSchema]?
+
+    /// The schema the store enforces for a domain, if any.
+    func schema(for domain: DomainName) -> DomainSchema? {
+        guard let customSchemas else { return domain == DomainSchema.prefsdName ? .prefsd : nil }
+        return customSchemas.first { $0.domain == domain }
+    }
 
     /// Creates a configuration.
     /// - Parameters:

@@ -76,6 +76,13 @@ enum FileSystem {
 
     // MARK: Files
 
+    /// Whether something may be at `path`: false only when `access()` says nothing is (`ENOENT`, `ENOTDIR`), so that a
+    /// caller looking for a file that is usually missing skips the open and its error.
+    static func mayExist(_ path: String) -> Bool {
+        let (result, error) = POSIX.retrying { access(path, F_OK) }
+        return result == 0 || (error != ENOENT && error != ENOTDIR)
+    }
+
     /// Reads a regular file whole. A symbolic link in its last component is followed only as
     /// ``followedLink(at:home:)`` allows, and refused otherwise.
     /// - Parameters:
