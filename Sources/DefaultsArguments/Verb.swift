@@ -237,7 +237,7 @@ package struct Verb: Sendable {
             "browse",
             forms: [
                 Form(
-                    "browse [<domain>]", "opens a live terminal browser and editor of every domain and layer",
+                    "browse [<domain>]", "browses and edits every domain and layer, live",
                     isExtension: true)
             ],
             slots: [.domain],

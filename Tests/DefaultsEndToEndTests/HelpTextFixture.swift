@@ -52,6 +52,7 @@ let helpText = """
       export -format <format> <domain> <path | ->
                                            in openstep, xml, json or binary
       watch [<domain> [<key>]]             prints each change as it happens
+      browse [<domain>]                    browses and edits every domain and layer, live
       explain [-suite <domain>]... <domain> <key>
                                            shows where the value comes from
       describe <domain> [<key>]            shows what the domain's keys are for
