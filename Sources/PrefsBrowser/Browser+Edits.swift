@@ -84,6 +84,9 @@ extension Browser {
                 write(row: row, path: path, value: try ValueText.parse(text, as: kind))
             case .newKey(let key, let kind):
                 let value = try ValueText.parse(text, as: kind)
+                if let problem = state.schema?.problem(key: key, value: value) {
+                    return say(problem + "; nothing was written", isError: true)
+                }
                 let domain = DomainID(name)
                 report(try catalog.write(value, forKey: key, in: domain, expecting: nil), key: key, in: domain)
             case .newItem(let row, let path, let itemKey, let kind):
@@ -103,6 +106,9 @@ extension Browser {
         guard let name = state.shownDomain else { return }
         guard case .some(.some(let whole)) = ValueOutline.replacing(path[...], in: row.value, with: value) else {
             return say("that element is gone; nothing was written", isError: true)
+        }
+        if let problem = state.schema?.problem(key: row.key, value: whole) {
+            return say(problem + " (schema \(state.schema?.path ?? "built in")); nothing was written", isError: true)
         }
         let domain = DomainID(name, scope: row.domain?.scope == .byHost ? .byHost : .user)
         // Compare-and-set against what the layer held when the row was shown: the row's value when the layer
@@ -152,9 +158,12 @@ extension Browser {
         }
         reloadRows()
         let lower = state.rows.first { $0.key == row.key }
+        let schemaDefault = state.schema?.keys[row.key]?.defaultValue.map {
+            "reset \(row.key): no layer holds it, so it reads the schema's default, \(ValueText.short($0))"
+        }
         say(
             lower.map { "reset \(row.key): it now reads \(ValueText.short($0.value)) from the \($0.layer)" }
-                ?? "reset \(row.key): no other layer holds it")
+                ?? schemaDefault ?? "reset \(row.key): no other layer holds it")
     }
 
     func refuseForced(_ row: KeyRow) {

@@ -93,6 +93,7 @@ final class Browser {
         let name = visible[state.domainIndex].name
         guard name != state.shownDomain else { return }
         state.shownDomain = name
+        state.schema = catalog.schema(for: name)
         state.keyIndex = 0
         state.keyScroll = 0
         state.highlighted = [:]

@@ -318,6 +318,39 @@ struct BrowserTests {
         #expect(tiny.lines.first?.text.containsText("enlarge the terminal") == true)
     }
 
+    @Test("a schema's summary, rule and default show; a value off the default is marked; a forbidden edit is refused")
+    func schemaInTheBrowser() throws {
+        let fixture = try Fixture()
+        try Fixture.write(
+            fixture.directory.file("shipped/Schemas/com.example.Editor.schema.plist"),
+            """
+            <plist><dict><key>Keys</key><dict>
+            <key>FontSize</key><dict><key>Type</key><string>integer</string><key>Minimum</key><integer>8</integer>
+            <key>Maximum</key><integer>72</integer><key>Default</key><integer>11</integer>
+            <key>Summary</key><string>The editor's font size, in points.</string></dict>
+            </dict></dict></plist>
+            """)
+        let browser = fixture.browser()
+        select(browser, key: "FontSize")
+        let lines = screen(browser, ScreenSize(rows: 30, columns: 160)).split(separator: "\n")
+        #expect(lines.contains { $0.containsText("* FontSize") })
+        #expect(
+            lines.contains {
+                $0.containsText("The editor's font size, in points. · must be an integer from 8 to 72 · default 11")
+            })
+        type(browser, .character("e"), .control("u"))
+        type(browser, text: "100")
+        type(browser, .enter)
+        #expect(fixture.stored("FontSize") == .integer(12))
+        #expect(
+            browser.state.message?.text.hasPrefix(
+                "FontSize of domain com.example.Editor cannot be 100 (integer): it must be an integer from 8 to 72")
+                == true)
+        type(browser, .character("r"))
+        #expect(
+            browser.state.message?.text == "reset FontSize: no layer holds it, so it reads the schema's default, 11")
+    }
+
     @Test("text widths: CJK two cells, combining marks none, a cut ends with an ellipsis")
     func textWidths() {
         #expect(TextWidth.width(of: "日本") == 4)

@@ -67,6 +67,12 @@ final class BrowserCatalog: Sendable {
         store.snapshot(of: domain).values[key]
     }
 
+    /// The schema that describes a domain (docs/SCHEMAS.md): the first readable one of the user's, system and
+    /// shipped layers; `nil` when none does.
+    func schema(for name: DomainName) -> DomainSchema? {
+        SchemaLookup.find(for: name, in: store.paths).schema
+    }
+
     /// Takes the keys of each domain changed since the last call.
     func takeChanges() -> [DomainName: Set<String>] {
         changed.withLock { changed in

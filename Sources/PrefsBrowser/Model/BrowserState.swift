@@ -65,6 +65,8 @@ struct BrowserState: Sendable {
     /// The domain whose keys are shown.
     var shownDomain: DomainName?
     var rows: [KeyRow] = []
+    /// What the shown domain's schema says of its keys, when it has one.
+    var schema: DomainSchema?
     var keyIndex = 0
     var keyScroll = 0
     /// Where the selected key's value comes from.

@@ -121,7 +121,8 @@ struct BrowserView {
             let row = state.rows[index]
             let selected = index == state.keyIndex
             let changed = state.highlighted[row.key] != nil
-            let marker = row.isForced ? "!" : (row.shadowedLayers > 0 ? "^" : " ")
+            let differs = state.schema?.keys[row.key]?.defaultValue.map { $0 != row.value } ?? false
+            let marker = row.isForced ? "!" : (row.shadowedLayers > 0 ? "^" : (differs ? "*" : " "))
             let base = Style(
                 color: changed ? .changed : nil, bold: selected || changed, reverse: selected && state.focus == .keys,
                 underline: selected && state.focus == .detail)
@@ -152,6 +153,18 @@ struct BrowserView {
             " \(row.key) · \(row.value.typeName)\(lock)", width: width,
             style: Style(color: row.isForced ? .forced : nil, bold: true))
         lines.append(title)
+        if let rule = state.schema?.keys[row.key] {
+            var facts = [rule.requirement]
+            if let defaultValue = rule.defaultValue {
+                facts.append(
+                    "default \(ValueText.short(defaultValue))" + (defaultValue == row.value ? " (as now)" : ""))
+            }
+            var line = Frame.Line()
+            line.append(
+                " " + (rule.summary.map { $0 + " · " } ?? "") + facts.joined(separator: " · "), width: width,
+                style: Style(color: .accent))
+            lines.append(line)
+        }
 
         // The layers take what they need (at most half), the outline the rest.
         var layerLines: [Frame.Line] = []
@@ -179,7 +192,7 @@ struct BrowserView {
             }
         }
         let outline = state.outline
-        let room = rows - 2
+        let room = rows - lines.count
         let layerRoom = layerLines.isEmpty ? 0 : min(layerLines.count + 1, room / 2)
         let outlineRows = max(1, min(outline.count, room - layerRoom))
         let scroll = Self.scroll(selected: state.detailIndex, current: state.detailScroll, rows: outlineRows)
@@ -297,7 +310,8 @@ struct BrowserView {
             "  r                              reset: drop your value so the layers below show",
             "  q, Control-C                   quit",
             "",
-            "  ! forced (read-only)   ^ shadows a lower layer   green: changed by another process",
+            "  ! forced (read-only)   ^ shadows a lower layer   * differs from the schema's default",
+            "  green: changed by another process",
             "  layers: F forced, M fleet-managed, H by-host, U user, S system, D shipped defaults",
             "",
             " Every edit is one atomic write: if the value changed since it was shown, nothing is",
