@@ -343,6 +343,7 @@ let package = Package(
             name: "DaemonEndToEndTests",
             dependencies: [
                 "PrefsAccess", "PrefsClient", "PrefsWire", "PrefsTestSupport", "Preferences", "prefsd", "defaults",
+                "defaults-browse",
                 "PreferencesFixture", "PrefsPlist", "PrefsStore", "PrefsDaemon",
             ]
         ),
