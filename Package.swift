@@ -159,7 +159,9 @@ let package = Package(
         // `defaults` links neither SwiftNIO nor OpenSSL.
         .target(
             name: "DefaultsFleet",
-            dependencies: ["DefaultsArguments", "DefaultsCommand", "PrefsFleet", "PrefsPlist", "PrefsDomain"]
+            dependencies: [
+                "DefaultsArguments", "DefaultsCommand", "PrefsFleet", "PrefsPOSIX", "PrefsPlist", "PrefsDomain",
+            ]
         ),
         // The etcd v3 client (JSON gateway over HTTP/1.1 on SwiftNIO) and the fleet cache; prefsd and `defaults fleet`
         // use it, the store never does (docs/FLEET.md).

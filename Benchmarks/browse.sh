@@ -9,6 +9,7 @@
 # Targets (docs/BROWSE.md): the first screen of the 1,001-domain directory within 200 ms, a 10,000-key domain
 # within 100 ms, scrolling without lag. Each figure is the median of RUNS; the time includes starting the tmux
 # window, so it is an upper bound of the browser's own.
+# The terminal inside tmux is screen-256color, the keys tmux sends (End is ESC [ 4 ~, not xterm's ESC O F).
 # Needs: tmux, python3 (scripts/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ import os, statistics, subprocess, sys, time
 defaults, work = sys.argv[1], sys.argv[2]
 runs = int(os.environ["RUNS"])
 environment = (f"unset NO_COLOR; PREFERENCES_HOME={work}/prefs PREFERENCES_SYSTEM_DIR={work}/system "
-               f"PREFERENCES_DOMAINS_DIR={work}/domains PREFERENCES_DAEMON=off TERM=xterm-256color LANG=C.UTF-8")
+               f"PREFERENCES_DOMAINS_DIR={work}/domains PREFERENCES_DAEMON=off TERM=screen-256color LANG=C.UTF-8")
 
 def measure(domain, marker, last_key):
     socket = f"browse-bench-{os.getpid()}-{time.monotonic_ns()}"
@@ -41,13 +42,16 @@ def measure(domain, marker, last_key):
                                              capture_output=True, text=True)
     start = time.monotonic()
     tmux("new-session", "-d", "-x", "120", "-y", "40", f"{environment} {defaults} browse {domain}; sleep 60")
-    while marker not in tmux("capture-pane", "-p").stdout:
-        pass
+    def wait_for(text, what):
+        while text not in (screen := tmux("capture-pane", "-p").stdout):
+            if time.monotonic() - start > 30:
+                tmux("kill-server")
+                sys.exit(f"error: {what}: {text!r} not on the screen after 30 s:\n{screen}")
+    wait_for(marker, "first screen")
     opened = time.monotonic() - start
     start = time.monotonic()
     tmux("send-keys", *(["PageDown"] * 50), "End")
-    while last_key not in tmux("capture-pane", "-p").stdout:
-        pass
+    wait_for(last_key, "50 pages and End")
     scrolled = time.monotonic() - start
     tmux("kill-server")
     return opened, scrolled

@@ -5,7 +5,8 @@ package import PrefsPlist
 import PrefsStore
 
 /// `defaults fleet write|read|delete|list`: the administrator's edits of managed domains, straight to etcd
-/// (docs/FLEET.md, "Administration"); `defaults fleet status`: this host's fleet state, from its prefsd.
+/// (docs/FLEET.md, "Administration"); `defaults fleet hosts|wait`: the fleet's live hosts and how far each is, from
+/// etcd's registry; `defaults fleet status`: this host's fleet state, from its prefsd.
 package struct FleetCommand: Sendable, Hashable {
     /// What to do.
     package enum Action: Sendable, Hashable {
@@ -19,6 +20,18 @@ package struct FleetCommand: Sendable, Hashable {
         case list
         /// Prints the fleet state of the local prefsd.
         case status
+        /// Prints every live host (of a group, or one host, when given) and how far each is behind.
+        case hosts
+        /// Waits until every live host (of a group, or one host, when given) has applied a revision.
+        case wait(revision: Int64)
+    }
+
+    /// How `fleet hosts` prints the hosts.
+    package enum HostsFormat: String, Sendable, Hashable {
+        /// A table with a header line.
+        case text
+        /// A JSON array of objects, one per host.
+        case json
     }
 
     /// What to do.
@@ -35,20 +48,37 @@ package struct FleetCommand: Sendable, Hashable {
     /// `PREFERENCES_FLEET_PASSWORD_FILE` names. TLS files, like the password file, come from the environment only
     /// (`PREFERENCES_FLEET_CA_FILE`, `PREFERENCES_FLEET_CERTIFICATE_FILE`, `PREFERENCES_FLEET_KEY_FILE`).
     package var user: String?
+    /// `-behind`: only the hosts that are behind (`fleet hosts`).
+    package var behindOnly = false
+    /// `-format`: how `fleet hosts` prints.
+    package var hostsFormat: HostsFormat = .text
+    /// `-wait`: after `fleet write` or `fleet delete`, wait until the hosts it targets have applied it.
+    package var waits = false
+    /// `-timeout`: how long `fleet wait` (and `-wait`) waits, in seconds.
+    package var timeoutSeconds: Double = 60
 
     /// The actions, which a misspelled one is compared with.
-    private static let actions = ["write", "read", "delete", "list", "status"]
+    private static let actions = ["write", "read", "delete", "list", "status", "hosts", "wait"]
     /// The options before the domain, which a misspelled one is compared with.
-    private static let options = ["-forced", "-default", "-all", "-group", "-host", "-endpoints", "-prefix", "-user"]
+    private static let options = [
+        "-forced", "-default", "-all", "-group", "-host", "-endpoints", "-prefix", "-user", "-behind", "-format",
+        "-wait", "-timeout",
+    ]
 
     /// Parses the arguments after `fleet`.
     static func parse(_ reader: inout ArgumentReader) throws(DefaultsError) -> FleetCommand {
-        guard let actionName = reader.next() else { throw .usage("fleet needs write, read, delete, list or status") }
+        guard let actionName = reader.next() else {
+            throw .usage("fleet needs write, read, delete, list, hosts, wait or status")
+        }
         var kind: FleetKind?
         var target: FleetTarget?
         var endpoints: [String] = []
         var prefix: String?
         var user: String?
+        var behindOnly = false
+        var hostsFormat = HostsFormat.text
+        var waits = false
+        var timeoutSeconds: Double?
         func setTarget(_ new: FleetTarget) throws(DefaultsError) {
             guard target == nil else { throw .usage("fleet takes one of -all, -group and -host") }
             target = new
@@ -79,6 +109,18 @@ package struct FleetCommand: Sendable, Hashable {
             case "-user":
                 guard let name = reader.next(), !name.isEmpty else { throw .usage("-user needs an etcd user name") }
                 user = name
+            case "-behind": behindOnly = true
+            case "-format":
+                guard let name = reader.next(), let format = HostsFormat(rawValue: name) else {
+                    throw .usage("-format of fleet hosts is text or json")
+                }
+                hostsFormat = format
+            case "-wait": waits = true
+            case "-timeout":
+                guard let text = reader.next(), let seconds = Double(text), seconds.isFinite, seconds >= 0,
+                    seconds <= 86_400
+                else { throw .usage("-timeout needs a number of seconds from 0 to 86400") }
+                timeoutSeconds = seconds
             default:
                 throw .usage(
                     "fleet does not know the option \(option)"
@@ -121,17 +163,52 @@ package struct FleetCommand: Sendable, Hashable {
                 throw .usage("fleet status takes no options: it asks this host's prefsd")
             }
             action = .status
+        case "hosts":
+            guard kind == nil else { throw .usage("fleet hosts lists hosts, not forced or default domains") }
+            action = .hosts
+        case "wait":
+            guard kind == nil else { throw .usage("fleet wait waits for hosts, not for forced or default domains") }
+            guard let text = reader.next(), let revision = Int64(text), revision > 0 else {
+                throw .usage("fleet wait needs a revision (a positive integer, as fleet write prints)")
+            }
+            action = .wait(revision: revision)
         default:
             throw .usage(
-                "fleet needs write, read, delete, list or status (got \(actionName))"
+                "fleet needs write, read, delete, list, hosts, wait or status (got \(actionName))"
                     + SpellingSuggestion.clause(for: actionName, among: Self.actions))
         }
         try reader.expectEnd()
-        if action != .list, action != .status {
+        switch action {
+        case .write, .read, .delete:
             guard kind != nil else { throw .usage("fleet \(actionName) needs -forced or -default") }
             if target == nil { target = .all }
+        case .list, .status, .hosts, .wait: break
         }
-        return FleetCommand(
+        if behindOnly || hostsFormat != .text, action != .hosts {
+            throw .usage("-behind and -format go with fleet hosts")
+        }
+        switch action {
+        case .write, .delete: break
+        case .read, .list, .status, .hosts, .wait:
+            if waits { throw .usage("-wait goes with fleet write and fleet delete") }
+        }
+        if timeoutSeconds != nil, !waits, !action.isWait {
+            throw .usage("-timeout goes with fleet wait, and with -wait")
+        }
+        var command = FleetCommand(
             action: action, kind: kind, target: target, endpoints: endpoints, prefix: prefix, user: user)
+        command.behindOnly = behindOnly
+        command.hostsFormat = hostsFormat
+        command.waits = waits
+        if let timeoutSeconds { command.timeoutSeconds = timeoutSeconds }
+        return command
+    }
+}
+
+extension FleetCommand.Action {
+    /// Whether this is `fleet wait`.
+    fileprivate var isWait: Bool {
+        if case .wait = self { return true }
+        return false
     }
 }

@@ -40,6 +40,7 @@ extension Invocation {
         if isHelpOption(verbText) { return Invocation(host: host, command: .help) }
         if isVersionOption(verbText) { return Invocation(host: host, command: .version) }
         guard let verb = Verb.canonicalName(verbText) else { throw unknownCommand(verbText) }
+        if let next = reader.peek(), isHelpOption(next) { return Invocation(host: host, command: .verbHelp(verb)) }
         var ignoresSchema = false
         if verb == "write" || verb == "rename" || verb == "import", reader.peek() == Verb.forceOptionName {
             reader.cursor += 1

@@ -9,6 +9,8 @@ package struct Invocation: Sendable, Equatable {
     package enum Command: Sendable, Equatable {
         /// `help`, `--help`, `-h`: the help text on standard output, exit status 0.
         case help
+        /// `<verb> --help`: the verb's forms and what they do, on standard output, exit status 0.
+        case verbHelp(String)
         /// `--version`: one line, `defaults 1.0.0`, exit status 0.
         case version
         /// `printHostIdentifier`: the machine id that names by-host files.

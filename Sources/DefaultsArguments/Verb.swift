@@ -292,6 +292,12 @@ package struct Verb: Sendable {
                 Form(
                     "fleet list [-forced|-default] [-all | -group <name> | -host <id>]",
                     "lists the fleet-managed domains", isExtension: true),
+                Form(
+                    "fleet hosts [-group <name> | -host <id>] [-behind] [-format text|json]",
+                    "lists the fleet's live hosts and how far each is", isExtension: true),
+                Form(
+                    "fleet wait [-timeout <s>] [-group <name> | -host <id>] <revision>",
+                    "waits until the live hosts have applied a revision", isExtension: true),
                 Form("fleet status", "shows this host's fleet state, from its prefsd", isExtension: true),
             ],
             options: [
@@ -299,6 +305,8 @@ package struct Verb: Sendable {
                 Option(name: "-all", values: []), Option(name: "-group", values: []),
                 Option(name: "-host", values: []), Option(name: "-endpoints", values: []),
                 Option(name: "-prefix", values: []), Option(name: "-user", values: []),
+                Option(name: "-behind", values: []), Option(name: "-format", values: ["text", "json"]),
+                Option(name: "-wait", values: []), Option(name: "-timeout", values: []),
             ],
             slots: [.text, .domain, .key, .value],
             manual: [
@@ -320,11 +328,25 @@ package struct Verb: Sendable {
                     + "the system's), PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE a client "
                     + "certificate and its unencrypted key (PEM, readable by its owner only), for a cluster that "
                     + "requires one. The endpoints are all http:// or all https://.",
+                "write and delete print the etcd revision they wrote. With -wait they then wait (up to -timeout "
+                    + "seconds, default 60) until every live host they target has applied it, and say how many have "
+                    + "it and which are behind and why; they exit with status 1 when some are still behind. A "
+                    + "managed value that is not a property list dictionary is replaced by write (which starts from "
+                    + "an empty domain) and removed by delete of the whole domain, with a warning naming it.",
+                "hosts lists every live host of the fleet's registry (each prefsd registers itself at "
+                    + "<prefix>hosts/<machine-id> on an etcd lease; a host that stops or is cut off leaves when the "
+                    + "lease expires): its machine id, name, groups, state, the revision it has applied, how far it "
+                    + "is behind the newest managed change (in revisions and seconds), and its last error. -group "
+                    + "or -host selects hosts, -behind only those behind, -format json prints a JSON object.",
+                "wait returns when every live host (of a group, or one host) has applied the revision, printing "
+                    + "how many have it after how long; after -timeout seconds (default 60) it names the hosts still "
+                    + "behind and exits with status 1, as it does when no live host is registered.",
                 "status asks this host's prefsd (it needs no endpoints, and fails when prefsd is not running) and "
                     + "prints its fleet state as name: value lines: the state (connecting, connected or offline, or "
-                    + "not in a fleet), the etcd endpoint, the last etcd revision applied, the newest revision etcd "
-                    + "reported and the lag between them, the last error and its date, how many values from etcd "
-                    + "were refused, and the cache directory.",
+                    + "not in a fleet), the etcd endpoint, the host's name, machine id and groups, the last etcd "
+                    + "revision applied, the newest managed change known and how far behind it the host is, the "
+                    + "newest revision etcd reported and the lag between them, the host's registry key and lease, "
+                    + "the last error and its date, how many values from etcd were refused, and the cache directory.",
             ],
             isExtension: true),
         Verb(

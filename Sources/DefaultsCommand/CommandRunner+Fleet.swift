@@ -87,10 +87,25 @@ extension CommandRunner {
         guard let status else { return ["state: not in a fleet (prefsd has no FleetEndpoints setting)"] }
         var lines = ["state: \(status.state.rawValue)"]
         if let endpoint = status.endpoint { lines.append("endpoint: \(endpoint)") }
+        if let name = status.hostName { lines.append("host: \(name)") }
+        if let machineID = status.machineID { lines.append("machine id: \(machineID)") }
+        if !status.groups.isEmpty { lines.append("groups: \(status.groups.joined(separator: ", "))") }
         lines.append("revision: \(status.appliedRevision)")
+        if let policy = status.policyRevision {
+            let behind = max(0, policy - status.appliedRevision)
+            lines.append("policy revision: \(policy)" + (behind > 0 ? " (\(behind) behind)" : ""))
+        }
         if let latest = status.latestRevision, let lag = status.lag {
             lines.append("latest revision: \(latest)")
             lines.append("lag: \(lag)")
+        }
+        if let key = status.hostKey {
+            lines.append("registered: \(key)" + (status.hostLeaseSeconds.map { " (lease \($0) s)" } ?? ""))
+        } else if status.machineID != nil {
+            lines.append("registered: no" + (status.registrationError.map { " (\($0))" } ?? ""))
+        }
+        if let key = status.hostKey, let problem = status.registrationError {
+            lines.append("registration error: \(problem) (the entry at \(key) may expire)")
         }
         if let error = status.lastError {
             lines.append("last error: \(error)")

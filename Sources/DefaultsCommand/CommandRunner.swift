@@ -156,6 +156,8 @@ struct CommandRunner: Sendable {
         switch invocation.command {
         case .help:
             try console.writeOutput(HelpText.text)
+        case .verbHelp(let verb):
+            try console.writeOutput(HelpText.text(of: verb))
         case .version:
             try console.writeOutput(PreferencesVersion.versionLine(program: "defaults"))
         case .printHostIdentifier:

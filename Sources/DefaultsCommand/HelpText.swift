@@ -45,6 +45,33 @@ enum HelpText {
         return lines.joined(separator: "\n") + "\n"
     }()
 
+    /// The help of one verb (`defaults <verb> --help`): its forms, then what they do, wrapped at 80 columns.
+    static func text(of verbName: String) -> String {
+        guard let verb = Verb.all.first(where: { $0.name.lowercased() == verbName }) else { return text }
+        var lines = ["usage:"] + verb.forms.map { line("defaults " + $0.usage, $0.summary) }
+        for paragraph in verb.manual {
+            lines.append("")
+            lines += wrapped(paragraph, width: 80)
+        }
+        lines += ["", "All commands: defaults help; the manual: defaults man."]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A paragraph broken into lines of at most `width` characters, at spaces.
+    private static func wrapped(_ paragraph: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in paragraph.split(separator: " ") {
+            if !current.isEmpty, current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+
     /// `  usage<padding>summary`, or the summary on a line of its own when the usage is too long for the column.
     private static func line(_ usage: String, _ summary: String) -> String {
         let lead = "  " + usage

@@ -3,9 +3,10 @@ package import DefaultsArguments
 package import DefaultsCommand
 import PrefsDomain
 import PrefsFleet
+import PrefsPOSIX
 import PrefsPlist
 
-/// The fleet actions of `defaults fleet` that talk to etcd (`write`, `read`, `delete`, `list`), run by the
+/// The fleet actions of `defaults fleet` that talk to etcd (`write`, `read`, `delete`, `list`, `hosts`, `wait`), run by the
 /// `defaults-fleet` executable: the etcd client, its HTTP/1.1 on SwiftNIO and its TLS on OpenSSL stay out of
 /// `defaults` (docs/FLEET.md).
 package struct EtcdFleetAdministration: FleetAdministration {
@@ -69,6 +70,16 @@ package struct EtcdFleetAdministration: FleetAdministration {
                 try? context.writeOutput(listing)
             case .status:
                 break  // Answered by prefsd, in defaults.
+            case .hosts:
+                let (roster, _) = try await roster(client: client, layout: layout)
+                try? context.writeOutput(
+                    hostsListing(roster, command: command, now: POSIX.currentTimeSince1970()))
+            case .wait(let revision):
+                let outcome = try await waitForHosts(
+                    revision: revision, target: command.target ?? .all, timeout: .seconds(command.timeoutSeconds),
+                    client: client, layout: layout)
+                guard outcome.complete else { throw EtcdError(.timedOut, outcome.summary) }
+                context.writeError(outcome.summary + "\n")
             case .read(let domain, let key):
                 let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
                 let (keyValue, _) = try await client.get(etcdKey)
@@ -87,13 +98,17 @@ package struct EtcdFleetAdministration: FleetAdministration {
                 }
             case .write(let domain, let assignments):
                 let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
-                let revision = try await update(etcdKey, client: client) { values throws(DefaultsError) in
+                let revision = try await update(
+                    etcdKey, client: client, replacingUnreadable: true, warn: context.writeError
+                ) { values throws(DefaultsError) in
                     for assignment in assignments { try assignment.apply(to: &values, domainName: domain.rawValue) }
                 }
-                context.writeError("wrote \(etcdKey) at revision \(revision)\n")
+                try await report("wrote \(etcdKey) at revision \(revision)", revision, command, client, layout, context)
             case .delete(let domain, let key):
                 let etcdKey = layout.key(target: command.target ?? .all, kind: command.kind ?? .default, domain: domain)
-                let revision = try await update(etcdKey, client: client) { values throws(DefaultsError) in
+                let revision = try await update(
+                    etcdKey, client: client, replacingUnreadable: key == nil, warn: context.writeError
+                ) { values throws(DefaultsError) in
                     if let key {
                         guard key.value(in: values) != nil else {
                             throw DefaultsError(
@@ -104,22 +119,60 @@ package struct EtcdFleetAdministration: FleetAdministration {
                         values = [:]
                     }
                 }
-                context.writeError("deleted from \(etcdKey) at revision \(revision)\n")
+                try await report(
+                    "deleted from \(etcdKey) at revision \(revision)", revision, command, client, layout, context)
             }
         } catch {
             throw DefaultsError(.storage, "defaults: \(error.message)", cause: error)
         }
     }
 
+    /// Prints what a write or delete did; with `-wait`, waits for the hosts it targets and says how many have it.
+    private func report(
+        _ sentence: String, _ revision: Int64, _ command: FleetCommand, _ client: EtcdClient, _ layout: FleetKeyLayout,
+        _ context: FleetContext
+    ) async throws(EtcdError) {
+        guard command.waits else {
+            context.writeError(sentence + "\n")
+            return
+        }
+        let outcome = try await waitForHosts(
+            revision: revision, target: command.target ?? .all, timeout: .seconds(command.timeoutSeconds),
+            client: client, layout: layout)
+        guard outcome.complete else { throw EtcdError(.timedOut, sentence + "; " + outcome.summary) }
+        context.writeError(sentence + "; " + outcome.summary + "\n")
+    }
+
     /// Reads the domain at `key`, edits it, and writes it back only if nobody changed it since (a transaction
     /// comparing its `mod_revision`); reads again and retries when someone did. An edit that leaves the domain
     /// empty removes the key.
+    ///
+    /// A value that is not a property-list dictionary (written by another tool, or damaged) is replaced when
+    /// `replacingUnreadable` (a write starts from an empty domain, a delete of the whole domain removes it), with a
+    /// warning naming what was replaced; otherwise it is refused, saying how to repair it.
     private func update(
-        _ key: String, client: EtcdClient, _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
+        _ key: String, client: EtcdClient, replacingUnreadable: Bool, warn: (String) -> Void,
+        _ edit: (inout PlistDictionary) throws(DefaultsError) -> Void
     ) async throws(EtcdError) -> Int64 {
         for _ in 0..<Self.fleetAttempts {
             let (current, _) = try await client.get(key)
-            var values = try current.map { keyValue throws(EtcdError) in try decode(keyValue, key: key) } ?? [:]
+            var values: PlistDictionary = [:]
+            var replaced: String?
+            if let current {
+                do {
+                    values = try decode(current, key: key)
+                } catch {
+                    guard replacingUnreadable else {
+                        throw EtcdError(
+                            .malformedResponse,
+                            "\(error.message); fleet delete of the whole domain removes it, and fleet write replaces it"
+                        )
+                    }
+                    replaced =
+                        "warning: replacing the unreadable value of \(key) at revision \(current.modRevision) "
+                        + "(\(current.value.count) bytes, not a property list dictionary)"
+                }
+            }
             do {
                 try edit(&values)
             } catch {
@@ -139,7 +192,10 @@ package struct EtcdFleetAdministration: FleetAdministration {
                 mutation = .put(bytes)
             }
             do {
-                return try await client.compareAndSet(key, expectedModRevision: current?.modRevision ?? 0, mutation)
+                let revision = try await client.compareAndSet(
+                    key, expectedModRevision: current?.modRevision ?? 0, mutation)
+                if let replaced { warn(replaced + "\n") }
+                return revision
             } catch  where error.code == .conflict {
                 continue  // Another administrator's change went first: edit their version.
             }

@@ -569,6 +569,14 @@ package enum POSIX {
         return names
     }
 
+    /// This machine's host name (`gethostname`), or `nil` when it has none.
+    package static func hostName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? nil : name
+    }
+
     /// Seconds since 1970-01-01 UTC, from the real-time clock.
     package static func currentTimeSince1970() -> Double {
         var now = timespec()

@@ -43,6 +43,20 @@ public struct WireFleetStatus: Sendable, Hashable {
     public var roamingDomains: [String] = []
     /// How many local changes of roaming domains wait to be pushed to etcd.
     public var roamingPending: UInt64 = 0
+    /// The machine id the daemon joined the fleet as.
+    public var machineID: String?
+    /// The name the host registers under.
+    public var hostName: String?
+    /// The host's groups, the first winning.
+    public var groups: [String] = []
+    /// The newest managed change the daemon knows of (its own or another host's), when it knows of one.
+    public var policyRevision: Int64?
+    /// The host's key in the fleet's registry while it is registered there (`<prefix>hosts/<machine-id>`).
+    public var hostKey: String?
+    /// The time to live of the host's lease in the registry, in seconds, while it is registered.
+    public var hostLeaseSeconds: Int64?
+    /// Why the host is not registered, when the last attempt failed.
+    public var registrationError: String?
 
     /// Creates a fleet status.
     /// - Parameters:
@@ -89,6 +103,13 @@ public struct WireFleetStatus: Sendable, Hashable {
             dictionary["roamingDomains"] = .strings(roamingDomains)
             dictionary["roamingPending"] = .unsigned(roamingPending)
         }
+        dictionary.setIfPresent("machineID", machineID.map(PlistValue.string))
+        dictionary.setIfPresent("hostName", hostName.map(PlistValue.string))
+        if !groups.isEmpty { dictionary["groups"] = .strings(groups) }
+        dictionary.setIfPresent("policyRevision", policyRevision.map(PlistValue.signed))
+        dictionary.setIfPresent("hostKey", hostKey.map(PlistValue.string))
+        dictionary.setIfPresent("hostLeaseSeconds", hostLeaseSeconds.map(PlistValue.signed))
+        dictionary.setIfPresent("registrationError", registrationError.map(PlistValue.string))
     }
 
     static func decode(from fields: inout WireFields) throws(WireError) -> WireFleetStatus {
@@ -109,6 +130,13 @@ public struct WireFleetStatus: Sendable, Hashable {
         status.roamingUser = try fields.optionalString("roamingUser")
         status.roamingDomains = try fields.optionalStringArray("roamingDomains") ?? []
         status.roamingPending = try fields.optionalUInt64("roamingPending") ?? 0
+        status.machineID = try fields.optionalString("machineID")
+        status.hostName = try fields.optionalString("hostName")
+        status.groups = try fields.optionalStringArray("groups") ?? []
+        status.policyRevision = try fields.optionalInt64("policyRevision", in: revisions)
+        status.hostKey = try fields.optionalString("hostKey")
+        status.hostLeaseSeconds = try fields.optionalInt64("hostLeaseSeconds", in: 1...Int64.max)
+        status.registrationError = try fields.optionalString("registrationError")
         return status
     }
 }

@@ -52,7 +52,8 @@ extension FleetClusterTests {
         }
         #expect(host.cached("forced", app) == ["Theme": "dark"])
         let afterRefusal = try #require(status.firstMatch(of: /\nrevision: (\d+)\n/).flatMap { Int64($0.1) })
-        #expect(afterRefusal == revision + 1, "\(status)")
+        // The refused put is the newest managed change; the host's registry updates come between.
+        #expect(afterRefusal > revision, "\(status)")
 
         // The whole cluster gone: offline, with the error and when, still serving the cached revision.
         for member in 0..<3 { cluster.kill(member) }

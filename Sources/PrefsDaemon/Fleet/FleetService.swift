@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 import PrefsFleet
+import PrefsPOSIX
 import PrefsStore
 import ServiceLifecycle
 import Synchronization
@@ -55,6 +56,9 @@ struct FleetService: Service {
         let mirror = Replica(prepared)
         let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
         let revision = mirror.state.withLock { $0.revision }
+        let machineIDSource =
+            POSIX.environmentVariable("PREFERENCES_MACHINE_ID") == nil
+            ? StorePaths.machineIDPath : "PREFERENCES_MACHINE_ID"
         logger.info(
             "joining the fleet",
             metadata: [
@@ -62,6 +66,8 @@ struct FleetService: Service {
                 "prefix": "\(settings.layout.prefix)", "groups": "\(settings.groups.joined(separator: ","))",
                 "user": "\(settings.credentials?.user ?? "none")",
                 "revision": "\(revision)",
+                "machine-id": "\(paths.machineID ?? "none")",
+                "machine-id-source": "\(machineIDSource)",
             ])
         report("fleet: connecting, cached revision \(revision)")
         board.connecting(to: client.currentEndpoint.description)
@@ -79,7 +85,7 @@ struct FleetService: Service {
         while !Task.isCancelled {
             let endpoint = client.currentEndpoint
             board.connecting(to: endpoint.description)
-            let delivered = Atomic<Bool>(false)
+            mirror.delivered.store(false, ordering: .relaxed)
             do {
                 if needsFullRead {
                     let result = try await client.range(prefix: settings.layout.managedPrefix)
@@ -87,6 +93,7 @@ struct FleetService: Service {
                         (try mirror.replaceAll(with: result.keyValues, revision: result.revision), mirror.revision)
                     }
                     log(refusals)
+                    board.knows(policyRevision: result.keyValues.map(\.modRevision).max() ?? 0)
                     board.applied(applied, reported: result.revision, refused: refusals.count)
                     needsFullRead = false
                     logger.info(
@@ -95,30 +102,11 @@ struct FleetService: Service {
                     pause = Self.backoff.first
                 }
                 let start = mirror.state.withLock { $0.revision } + 1
-                try await client.watch(
-                    prefix: settings.layout.managedPrefix, startRevision: start, endpoint: client.currentEndpoint
-                ) {
-                    message in
-                    switch message {
-                    case .created(let etcdRevision):
-                        delivered.store(true, ordering: .relaxed)
-                        let revision = mirror.state.withLock { $0.revision }
-                        self.logger.info(
-                            "watching the managed domains",
-                            metadata: ["endpoint": "\(client.currentEndpoint)", "from": "\(start)"])
-                        self.report("fleet: connected to \(client.currentEndpoint), revision \(revision)")
-                        self.board.connected(to: client.currentEndpoint.description, revision: etcdRevision)
-                    case .events(let events, let revision):
-                        let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
-                            (try mirror.apply(events, revision: revision), mirror.revision)
-                        }
-                        self.log(refusals)
-                        self.board.applied(applied, reported: revision, refused: refusals.count)
-                        self.logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
-                        self.report("fleet: connected to \(client.currentEndpoint), revision \(revision)")
-                    case .progress(let revision):
-                        self.board.heard(revision)
-                    }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await self.watch(client: client, mirror: mirror, from: start, on: endpoint) }
+                    group.addTask { try await self.checkLiveness(client: client, mirror: mirror, on: endpoint) }
+                    try await group.next()
+                    group.cancelAll()
                 }
             } catch let error as EtcdError where error.code == .compacted {  // From the watch, which throws untyped.
                 logger.notice("\(error.message); reading every managed domain again")
@@ -133,10 +121,71 @@ struct FleetService: Service {
                 report("fleet: offline (\(error)), serving cached revision \(revision)")
                 board.failed("\(error)", endpoint: endpoint.description)
             }
-            if delivered.load(ordering: .relaxed) { pause = Self.backoff.first }
+            if mirror.delivered.load(ordering: .relaxed) { pause = Self.backoff.first }
             client.advanceEndpoint()
             do { try await Task.sleep(for: pause) } catch { return }
             pause = min(pause * 2, Self.backoff.last)
+        }
+    }
+
+    /// Watches the managed keys from `start` on `endpoint`, applying each batch, until the watch fails.
+    private func watch(client: EtcdClient, mirror: Replica, from start: Int64, on endpoint: EtcdEndpoint) async throws {
+        try await client.watch(prefix: settings.layout.managedPrefix, startRevision: start, endpoint: endpoint) {
+            message in
+            switch message {
+            case .created(let etcdRevision):
+                mirror.delivered.store(true, ordering: .relaxed)
+                let revision = mirror.state.withLock { $0.revision }
+                self.logger.info(
+                    "watching the managed domains", metadata: ["endpoint": "\(endpoint)", "from": "\(start)"])
+                self.report("fleet: connected to \(endpoint), revision \(revision)")
+                self.board.connected(to: endpoint.description, revision: etcdRevision)
+            case .events(let events, let revision):
+                let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
+                    (try mirror.apply(events, revision: revision), mirror.revision)
+                }
+                self.log(refusals)
+                self.board.knows(policyRevision: revision)
+                self.board.applied(applied, reported: revision, refused: refusals.count)
+                self.logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
+                self.report("fleet: connected to \(endpoint), revision \(revision)")
+            case .progress(let revision):
+                self.board.heard(revision)
+            }
+        }
+    }
+
+    /// Asks the member serving the watch, every ``FleetSettings/watchCheckInterval``, whether the watch can still
+    /// be trusted, and throws (which ends the watch and moves to the next member) when it cannot: the member does not
+    /// answer, it has no leader (it is cut off from a quorum, so the policy may move on without it), or it holds a
+    /// managed change newer than the host applied on two checks in a row (the watch went silent). A watch that
+    /// delivers nothing is otherwise indistinguishable from an idle one.
+    private func checkLiveness(client: EtcdClient, mirror: Replica, on endpoint: EtcdEndpoint) async throws {
+        var missedBefore: Int64?
+        while true {
+            try await Task.sleep(for: settings.watchCheckInterval)
+            let status = try await client.status(of: endpoint)
+            guard status.hasLeader else {
+                throw EtcdError(
+                    .unavailable,
+                    "etcd member at \(endpoint) has no leader (it cannot reach a quorum of the cluster); its watch may "
+                        + "miss the fleet's changes")
+            }
+            let (newest, _) = try await client.newestModRevision(prefix: settings.layout.managedPrefix, at: endpoint)
+            let applied = mirror.state.withLock { $0.revision }
+            guard newest > applied else {
+                missedBefore = nil
+                continue
+            }
+            // One check may see a change whose event is on its way: a change still missing a whole interval later
+            // means a dead watch.
+            if let missed = missedBefore, missed > applied {
+                throw EtcdError(
+                    .unavailable,
+                    "the watch on \(endpoint) delivered nothing past revision \(applied) although the member holds a "
+                        + "managed change at revision \(missed); watching again")
+            }
+            missedBefore = newest
         }
     }
 
@@ -151,6 +200,8 @@ struct FleetService: Service {
     /// The mirror, shared with the watch's handler.
     private final class Replica: Sendable {
         let state: Mutex<FleetMirror>
+        /// Whether the current watch was established (which resets the pause between reconnections).
+        let delivered = Atomic<Bool>(false)
 
         init(_ mirror: FleetMirror) {
             state = Mutex(mirror)

@@ -1,5 +1,5 @@
-package import PrefsDomain
 // SPDX-License-Identifier: Apache-2.0
+package import PrefsDomain
 package import PrefsFleet
 import PrefsPOSIX
 package import PrefsPlist
@@ -21,6 +21,9 @@ import PrefsStore
 /// | `FleetCAFile` | string | the system's CAs | For `https://`: the CA certificates (PEM) that sign the members'. |
 /// | `FleetCertificateFile` | string | none | For `https://`: this host's client certificate (PEM). |
 /// | `FleetKeyFile` | string | none | Its private key (PEM), readable by its owner only; with `FleetCertificateFile`. |
+/// | `FleetHostTTL` | integer, 5–3600 | 30 | Seconds a host stays in the registry after its prefsd last renewed its lease. |
+/// | `FleetHostName` | string | the host name | The name the host registers under. |
+/// | `FleetWatchCheckSeconds` | integer, 1–3600 | 10 | How often the member serving the watch is asked whether it is alive. |
 package struct FleetSettings: Sendable, Equatable {
     /// The cluster's client URLs.
     package var endpoints: [EtcdEndpoint]
@@ -38,6 +41,12 @@ package struct FleetSettings: Sendable, Equatable {
     package var roamingUser: String = ""
     /// For `https://` endpoints, the CAs and the client certificate, read; `nil` for `http://` ones.
     package var tls: EtcdTLSContext?
+    /// The time to live of the host's registry lease, in seconds.
+    package var hostTTL: Int64 = 30
+    /// The name the host registers under.
+    package var hostName: String = POSIX.hostName() ?? "localhost"
+    /// How often the member serving the watch is asked whether it is alive and has a leader.
+    package var watchCheckInterval: Duration = .seconds(10)
 
     /// Reads the fleet settings from the `prefsd` domain's values.
     /// - Parameters:
@@ -160,7 +169,35 @@ package struct FleetSettings: Sendable, Equatable {
             endpoints: endpoints, layout: layout, groups: groups, maxValueBytes: maxValueBytes,
             credentials: credentials, tls: tls)
         settings.readRoaming(values, warn: warn)
+        settings.readHost(values, warn: warn)
         return settings
+    }
+
+    /// Reads `FleetHostTTL`, `FleetHostName` and `FleetWatchCheckSeconds`; a malformed one is ignored with a warning.
+    private mutating func readHost(_ values: PlistDictionary, warn: (String) -> Void) {
+        func seconds(_ key: String, in range: ClosedRange<Int64>, default fallback: Int64) -> Int64 {
+            guard let value = values[key] else { return fallback }
+            if case .integer(let integer) = value, let number = integer.int64Value, range.contains(number) {
+                return number
+            }
+            warn(
+                "setting \(key) of domain prefsd must be an integer from \(range.lowerBound) to \(range.upperBound); "
+                    + "using \(fallback)")
+            return fallback
+        }
+        hostTTL = seconds("FleetHostTTL", in: 5...3600, default: 30)
+        watchCheckInterval = .seconds(seconds("FleetWatchCheckSeconds", in: 1...3600, default: 10))
+        if let value = values["FleetHostName"] {
+            if case .string(let name) = value, !name.isEmpty, name.utf8.count <= 255,
+                !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f })
+            {
+                hostName = name
+            } else {
+                warn(
+                    "setting FleetHostName of domain prefsd must be a name of 1-255 bytes without control characters; "
+                        + "using \(hostName)")
+            }
+        }
     }
 
     /// Reads `FleetRoamingDomains` and `FleetRoamingUser`; a malformed one is ignored with a warning, and roaming is

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PrefsFleet
 import PrefsPOSIX
 import PrefsPlist
 import PrefsWire
@@ -7,24 +8,89 @@ import Synchronization
 /// The fleet state of this daemon, as `fleetStatus` reports it: written by ``FleetService`` as it connects, applies
 /// changes and fails, read by every connection that asks. One lock around one small value, so a reader never sees
 /// half an update.
+///
+/// Each change that the host's registry record shows (state, revisions, errors) is signalled on ``changes``, which
+/// the ``FleetHostService`` waits on.
 final class FleetStatusBoard: Sendable {
     private let current: Mutex<WireFleetStatus>
+    /// When the policy revision was first known, in seconds since 1970.
+    private let policyDate = Mutex<Double?>(nil)
+    /// Signalled on each change a registry record shows.
+    let changes = ChangeSignal()
 
     /// Creates the board of a daemon that is joining a fleet.
     /// - Parameters:
     ///   - cacheDirectory: The fleet cache directory.
     ///   - appliedRevision: The revision the cache holds from an earlier run.
-    init(cacheDirectory: String, appliedRevision: Int64) {
-        current = Mutex(
-            WireFleetStatus(state: .connecting, appliedRevision: appliedRevision, cacheDirectory: cacheDirectory))
+    ///   - machineID: The machine id the host joins as.
+    ///   - hostName: The name it registers under.
+    ///   - groups: Its groups.
+    init(
+        cacheDirectory: String, appliedRevision: Int64, machineID: String? = nil, hostName: String? = nil,
+        groups: [String] = []
+    ) {
+        var status = WireFleetStatus(
+            state: .connecting, appliedRevision: appliedRevision, cacheDirectory: cacheDirectory)
+        status.machineID = machineID
+        status.hostName = hostName
+        status.groups = groups
+        current = Mutex(status)
     }
 
     /// The state now.
     var status: WireFleetStatus { current.withLock { $0 } }
 
+    /// The host's registry record now.
+    /// - Parameters:
+    ///   - version: The version of prefsd.
+    ///   - registeredDate: When this prefsd registered.
+    func hostRecord(version: String, registeredDate: Double) -> FleetHostRecord {
+        let status = status
+        return FleetHostRecord(
+            machineID: status.machineID ?? "", name: status.hostName ?? "", groups: status.groups, version: version,
+            state: status.state.rawValue, appliedRevision: status.appliedRevision,
+            policyRevision: status.policyRevision ?? status.appliedRevision, policyDate: policyDate.withLock { $0 },
+            lastError: status.lastError, lastErrorDate: status.lastErrorDate?.secondsSince1970,
+            refusedValues: status.refusedValues, registeredDate: registeredDate)
+    }
+
     /// Records an attempt to reach `endpoint`.
     func connecting(to endpoint: String) {
         current.withLock { $0.endpoint = endpoint }
+    }
+
+    /// Records the newest managed change known: the revision of a watched batch, or the newest `mod_revision` of a
+    /// full read.
+    func knows(policyRevision revision: Int64) {
+        let newer = current.withLock { status in
+            guard revision > (status.policyRevision ?? 0) else { return false }
+            status.policyRevision = revision
+            return true
+        }
+        guard newer else { return }
+        let now = POSIX.currentTimeSince1970()
+        policyDate.withLock { $0 = now }
+        changes.signal()
+    }
+
+    /// Records the host registered in the fleet's registry at `key`, on a lease of `seconds`.
+    func registered(at key: String, leaseSeconds seconds: Int64) {
+        current.withLock { status in
+            status.hostKey = key
+            status.hostLeaseSeconds = seconds
+            status.registrationError = nil
+        }
+    }
+
+    /// Records that the host could not register (or renew its registration); its entry may have expired.
+    func registrationFailed(_ message: String, expired: Bool) {
+        current.withLock { status in
+            status.registrationError = message
+            if expired {
+                status.hostKey = nil
+                status.hostLeaseSeconds = nil
+            }
+        }
     }
 
     /// Records a watch established on `endpoint`; `revision` is etcd's, from the response header.
@@ -34,6 +100,7 @@ final class FleetStatusBoard: Sendable {
             status.endpoint = endpoint
             status.hear(revision)
         }
+        changes.signal()
     }
 
     /// Records a revision etcd reported (a response header, a progress report) without a change applied.
@@ -49,6 +116,7 @@ final class FleetStatusBoard: Sendable {
             status.hear(reported)
             status.refusedValues += UInt64(refused)
         }
+        changes.signal()
     }
 
     /// Records the roaming domains, their etcd name, and how many local changes wait to be pushed.
@@ -69,6 +137,7 @@ final class FleetStatusBoard: Sendable {
             status.lastError = message
             status.lastErrorDate = PlistDate(secondsSince1970: date)
         }
+        changes.signal()
     }
 }
 

@@ -30,11 +30,16 @@ public enum Prefsd {
           --completion SHELL
                           print a completion script for bash, zsh or fish
 
-        environment: PREFERENCES_HOME, PREFERENCES_SYSTEM_DIR, PREFERENCES_DOMAINS_DIR, PREFSD_SOCKET.
+        environment: PREFERENCES_HOME, PREFERENCES_SYSTEM_DIR, PREFERENCES_DOMAINS_DIR, PREFSD_SOCKET,
+        PREFERENCES_MACHINE_ID (32 hexadecimal digits in place of /etc/machine-id's; one that is not refuses
+        the fleet rather than take another machine's policy).
         settings: `defaults write prefsd <key> <value>`, read at start-up and on SIGHUP: FlushDelay,
         IdleExitSeconds, IdleTimeoutSeconds, FrameTimeoutSeconds, LogLevel, MaxConnections, MaxFrameBytes,
         MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions, SubscriptionQueueLength,
         MaxSuites, MaxBufferedFrameBytes (docs/DAEMON.md).
+        fleet settings, read at start-up (docs/FLEET.md, "Settings"): FleetEndpoints, FleetPrefix, FleetGroups,
+        FleetMaxValueBytes, FleetUser, FleetPasswordFile, FleetCAFile, FleetCertificateFile, FleetKeyFile,
+        FleetRoamingDomains, FleetRoamingUser, FleetHostTTL, FleetHostName, FleetWatchCheckSeconds.
         exit status: 0 after a clean stop, 1 when start-up failed, 2 for a usage error (its reason on standard error).
 
         """
@@ -92,7 +97,20 @@ public enum Prefsd {
         }
         // With fleet settings the cache is opened before the store, so that the store watches it from the start.
         let fleetLogger = Logger(label: "prefsd.fleet")
-        let fleetMirror = settings.fleet.flatMap {
+        var fleetSettings = settings.fleet
+        let machineIDVariable = POSIX.environmentVariable("PREFERENCES_MACHINE_ID").map {
+            ["PREFERENCES_MACHINE_ID": $0]
+        }
+        if let problem = StorePaths.machineIDProblem(environment: machineIDVariable ?? [:]) {
+            if fleetSettings != nil {
+                // Another machine's id would give this host another machine's policy.
+                fleetLogger.error("\(problem); no fleet is joined")
+                fleetSettings = nil
+            } else {
+                logger.warning("\(problem)")
+            }
+        }
+        let fleetMirror = fleetSettings.flatMap {
             FleetService.prepareMirror(settings: $0, paths: paths, logger: fleetLogger)
         }
         var idleExitDelay = settings.idleExitDelay
@@ -135,7 +153,9 @@ public enum Prefsd {
         let store = PreferencesStore(paths: paths, configuration: storeConfiguration)
         let notifier = SystemdNotifier()
         let fleetStatus = fleetMirror.map { mirror in
-            FleetStatusBoard(cacheDirectory: mirror.paths.fleetDirectory ?? "", appliedRevision: mirror.revision)
+            FleetStatusBoard(
+                cacheDirectory: mirror.paths.fleetDirectory ?? "", appliedRevision: mirror.revision,
+                machineID: mirror.paths.machineID, hostName: fleetSettings?.hostName, groups: mirror.groups)
         }
         let server = DaemonServer(
             configuration: configuration, store: store, activatedSocket: activated, notifier: notifier,
@@ -149,12 +169,16 @@ public enum Prefsd {
                     settings: settings, paths: paths, server: server, notifier: notifier,
                     logger: Logger(label: "prefsd.settings"))),
         ]
-        if let fleet = settings.fleet, let fleetMirror, let fleetStatus {
+        if let fleet = fleetSettings, let fleetMirror, let fleetStatus {
             services.append(
                 .init(
                     service: FleetService(
                         settings: fleet, paths: paths, logger: fleetLogger, report: { server.setExtraStatus($0) },
                         board: fleetStatus, prepared: fleetMirror, store: store)))
+            services.append(
+                .init(
+                    service: FleetHostService(
+                        settings: fleet, board: fleetStatus, logger: Logger(label: "prefsd.fleet.hosts"))))
             if !fleet.roamingDomains.isEmpty {
                 services.append(
                     .init(

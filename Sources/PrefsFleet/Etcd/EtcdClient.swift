@@ -313,6 +313,28 @@ package final class EtcdClient: Sendable {
         }
     }
 
+    /// Sends a unary request to one endpoint only, once (a new token and one more try when etcd refuses the token):
+    /// for questions about that member, such as whether the watch it serves is still alive.
+    func call(
+        _ path: String, _ request: PlistDictionary, what: String, at endpoint: EtcdEndpoint
+    ) async throws(EtcdError) -> PlistDictionary {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let authorization = try await authorization()
+            do {
+                let bytes = try await transport.post(
+                    path, body: EtcdJSON.encode(request), to: endpoint, authorization: authorization,
+                    timeout: requestTimeout)
+                return try EtcdJSON.decode(bytes, what: what)
+            } catch  where error.code == .unauthenticated && credentials != nil && attempt == 1 {
+                forgetToken(authorization)
+            } catch  where error.code == .unauthenticated || error.code == .permissionDenied {
+                throw explained(error, what: what)
+            }
+        }
+    }
+
     /// Sends a unary request to the preferred endpoint, then each other one in turn while they cannot be reached
     /// or answer that they cannot serve now (HTTP 503: no leader, leader changed), round after round with a pause
     /// of 100 ms, until ``requestTimeout`` has passed.

@@ -62,6 +62,25 @@ enum EtcdJSON {
         }
     }
 
+    /// An unsigned 64-bit field (member ids are `uint64`), written as a string; `nil` when absent.
+    static func unsigned(_ dictionary: PlistDictionary, _ name: String) throws(EtcdError) -> UInt64? {
+        switch dictionary[name] {
+        case nil: return nil
+        case .string(let text)?:
+            guard let number = UInt64(text) else {
+                throw EtcdError(.malformedResponse, "etcd's field \(name) is not an unsigned integer (\(text))")
+            }
+            return number
+        case .integer(let integer)?:
+            guard let number = integer.int64Value, number >= 0 else {
+                throw EtcdError(.malformedResponse, "etcd's field \(name) is out of range")
+            }
+            return UInt64(number)
+        default:
+            throw EtcdError(.malformedResponse, "etcd's field \(name) is not an unsigned integer")
+        }
+    }
+
     /// A dictionary field, empty when absent.
     static func dictionary(_ dictionary: PlistDictionary, _ name: String) -> PlistDictionary {
         if case .dictionary(let value)? = dictionary[name] { return value }

@@ -11,7 +11,8 @@ import PrefsStore
 /// ```
 ///
 /// `<kind>` is `forced` or `default`; each key holds one domain as a binary property list dictionary. A user's
-/// roaming domains are `<prefix>users/<user>/<domain>`, each a ``RoamingDocument``.
+/// roaming domains are `<prefix>users/<user>/<domain>`, each a ``RoamingDocument``. Each live host registers itself
+/// at `<prefix>hosts/<machine-id>` (a ``FleetHostRecord``, on a lease).
 package struct FleetKeyLayout: Sendable, Hashable {
     /// The prefix, always ending in `/`; `/preferences/` by default.
     package let prefix: String
@@ -49,6 +50,19 @@ package struct FleetKeyLayout: Sendable, Hashable {
 
     /// The key of one roaming user domain.
     package func roamingKey(user: String, domain: DomainName) -> String { roamingPrefix(user: user) + domain.rawValue }
+
+    /// The prefix of the host registry.
+    package var hostsPrefix: String { prefix + "hosts/" }
+
+    /// The registry key of one host.
+    package func hostKey(machineID: String) -> String { hostsPrefix + machineID }
+
+    /// The machine id a registry key names, or `nil` when the key is not `<prefix>hosts/<machine-id>`.
+    package func machineID(ofHostKey key: String) -> String? {
+        guard key.hasPrefix(hostsPrefix) else { return nil }
+        let machineID = String(key.dropFirst(hostsPrefix.count))
+        return FleetTarget.isValidMachineID(machineID) ? machineID : nil
+    }
 
     /// A managed key, taken apart.
     package struct ManagedKey: Sendable, Hashable {

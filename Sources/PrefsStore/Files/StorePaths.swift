@@ -109,9 +109,17 @@ public struct StorePaths: Hashable, Sendable {
     }
 
     /// The machine id an environment selects: `PREFERENCES_MACHINE_ID` when it holds 32 hexadecimal digits (tests
-    /// and containers that stand for several machines), else the one in ``machineIDPath``.
+    /// and containers that stand for several machines), else the one in ``machineIDPath``; lower case either way.
     public static func machineID(environment: [String: String]) -> String? {
         environment["PREFERENCES_MACHINE_ID"].flatMap(validMachineID) ?? systemMachineID()
+    }
+
+    /// Why `PREFERENCES_MACHINE_ID` is not used although it is set (it is not 32 hexadecimal digits), naming the
+    /// id used instead; `nil` when it is unset or valid.
+    public static func machineIDProblem(environment: [String: String]) -> String? {
+        guard let text = environment["PREFERENCES_MACHINE_ID"], validMachineID(text) == nil else { return nil }
+        let instead = systemMachineID().map { "the one in \(machineIDPath), \($0), is used" } ?? "no machine id is used"
+        return "PREFERENCES_MACHINE_ID \"\(text)\" is not a machine id (32 hexadecimal digits); \(instead)"
     }
 
     /// The machine id from ``machineIDPath``, or `nil` when the file is missing or malformed.
@@ -238,9 +246,11 @@ public struct StorePaths: Hashable, Sendable {
         while let last = trimmed.last, last == "\n" || last == " " || last == "\r" { trimmed = trimmed.dropLast() }
         let isHex = trimmed.utf8.allSatisfy {
             ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+                || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F"))
         }
         guard trimmed.utf8.count == 32, isHex else { return nil }
-        return String(trimmed)
+        // Upper case is the same id: one spelling names by-host files and fleet keys, as `fleet write -host` does.
+        return String(trimmed).lowercased()
     }
 
     private static func trimmingTrailingSlashes(_ path: String) -> String {
