@@ -314,7 +314,7 @@ let package = Package(
             name: "DefaultsCommandTests",
             dependencies: [
                 "DefaultsCommand", "DefaultsArguments", "PrefsAccess", "PrefsCommandLine", "PrefsWire",
-                "PrefsTestSupport", "PrefsPlist", "PrefsStore", "PrefsPOSIX",
+                "PrefsTestSupport", "PrefsPlist", "PrefsStore", "PrefsPOSIX", "PrefsDomain",
             ]
         ),
         .testTarget(

@@ -284,7 +284,7 @@ package struct Verb: Sendable {
             "fleet",
             forms: [
                 Form(
-                    "fleet write -forced|-default [-group <name> | -host <id>] <domain> <key> <value>",
+                    "fleet write -forced|-default [-group <name> | -host <id>] [-wait] <domain> <key> <value>",
                     "sets a fleet-managed key in etcd", isExtension: true),
                 Form(
                     "fleet read|delete -forced|-default [-group <name> | -host <id>] <domain> [<key>]",

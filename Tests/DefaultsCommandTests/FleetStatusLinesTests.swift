@@ -44,4 +44,37 @@ import Testing
                 "roaming: com.example.Editor, NSGlobalDomain as ada", "roaming changes waiting: 2", "cache: /p/Fleet",
             ])
     }
+
+    @Test func aRegisteredHostShowsItsNameGroupsPolicyAndLease() {
+        var status = WireFleetStatus(state: .connected, appliedRevision: 40, latestRevision: 44, cacheDirectory: "/c")
+        status.hostName = "web-1"
+        status.machineID = "0123456789abcdef0123456789abcdef"
+        status.groups = ["web", "eu"]
+        status.policyRevision = 42
+        status.hostKey = "/preferences/hosts/0123456789abcdef0123456789abcdef"
+        status.hostLeaseSeconds = 30
+        #expect(
+            CommandRunner.fleetStatusLines(status) == [
+                "state: connected", "host: web-1", "machine id: 0123456789abcdef0123456789abcdef", "groups: web, eu",
+                "revision: 40", "policy revision: 42 (2 behind)", "latest revision: 44", "lag: 4",
+                "registered: /preferences/hosts/0123456789abcdef0123456789abcdef (lease 30 s)", "refused values: 0",
+                "cache: /c",
+            ])
+        status.hostKey = nil
+        status.hostLeaseSeconds = nil
+        status.registrationError = "no etcd endpoint answered a lease of 30 s"
+        #expect(
+            CommandRunner.fleetStatusLines(status).contains(
+                "registered: no (no etcd endpoint answered a lease of 30 s)"))
+    }
+
+    @Test func aVerbsHelpHasItsFormsAndItsManualWrapped() {
+        let text = HelpText.text(of: "fleet")
+        #expect(text.hasPrefix("usage:\n  defaults fleet write -forced|-default"))
+        #expect(text.contains("defaults fleet hosts [-group <name> | -host <id>] [-behind] [-format text|json]"))
+        #expect(text.contains("\nhosts lists every live host"))
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= 100 })
+        #expect(text.hasSuffix("All commands: defaults help; the manual: defaults man.\n"))
+        #expect(HelpText.text(of: "printhostidentifier").contains("defaults printHostIdentifier"))
+    }
 }

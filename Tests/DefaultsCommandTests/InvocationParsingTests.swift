@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PrefsAccess
 import PrefsCommandLine
+import PrefsDomain
 import PrefsPlist
 import Testing
 
@@ -227,6 +228,43 @@ import Testing
         }
         #expect(write.user == "ada")
         #expect(usageReason(["fleet", "read", "-forced", "-user"])?.contains("-user needs an etcd user name") == true)
-        #expect(usageReason(["fleet", "frobnicate"])?.contains("write, read, delete, list or status") == true)
+        #expect(
+            usageReason(["fleet", "frobnicate"])?.contains("write, read, delete, list, hosts, wait or status") == true)
+    }
+
+    @Test func fleetHostsAndWaitTakeTheirOptionsAndNoOthers() throws {
+        guard
+            case .fleet(let hosts) = try parse(["fleet", "hosts", "-group", "web", "-behind", "-format", "json"])
+                .command
+        else {
+            Issue.record("fleet hosts is not a fleet command")
+            return
+        }
+        #expect(
+            hosts.action == .hosts && hosts.target == .group("web") && hosts.behindOnly && hosts.hostsFormat == .json)
+        guard case .fleet(let wait) = try parse(["fleet", "wait", "-timeout", "2.5", "42"]).command else {
+            Issue.record("fleet wait is not a fleet command")
+            return
+        }
+        #expect(wait.action == .wait(revision: 42) && wait.timeoutSeconds == 2.5 && wait.target == nil)
+        guard case .fleet(let write) = try parse(["fleet", "write", "-forced", "-wait", "d", "k", "v"]).command else {
+            Issue.record("fleet write is not a fleet command")
+            return
+        }
+        #expect(write.waits && write.timeoutSeconds == 60)
+        #expect(usageReason(["fleet", "wait"])?.contains("fleet wait needs a revision") == true)
+        #expect(usageReason(["fleet", "wait", "0"])?.contains("fleet wait needs a revision") == true)
+        #expect(usageReason(["fleet", "wait", "-timeout", "-1", "3"])?.contains("-timeout needs a number") == true)
+        #expect(usageReason(["fleet", "hosts", "-format", "xml"])?.contains("-format of fleet hosts") == true)
+        #expect(usageReason(["fleet", "hosts", "-forced"])?.contains("fleet hosts lists hosts") == true)
+        #expect(usageReason(["fleet", "list", "-behind"])?.contains("-behind and -format go with fleet hosts") == true)
+        #expect(usageReason(["fleet", "read", "-forced", "-wait", "d"])?.contains("-wait goes with") == true)
+        #expect(usageReason(["fleet", "list", "-timeout", "3"])?.contains("-timeout goes with") == true)
+    }
+
+    @Test(arguments: ["--help", "-h", "-help"])
+    func aVerbFollowedByHelpAsksForThatVerbsHelp(option: String) throws {
+        #expect(try parse(["fleet", option]).command == .verbHelp("fleet"))
+        #expect(try parse(["Read", option]).command == .verbHelp("read"))
     }
 }

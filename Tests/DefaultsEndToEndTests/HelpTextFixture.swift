@@ -56,12 +56,16 @@ let helpText = """
       explain [-suite <domain>]... <domain> <key>
                                            shows where the value comes from
       describe <domain> [<key>]            shows what the domain's keys are for
-      fleet write -forced|-default [-group <name> | -host <id>] <domain> <key> <value>
+      fleet write -forced|-default [-group <name> | -host <id>] [-wait] <domain> <key> <value>
                                            sets a fleet-managed key in etcd
       fleet read|delete -forced|-default [-group <name> | -host <id>] <domain> [<key>]
                                            shows or removes a fleet-managed domain or key
       fleet list [-forced|-default] [-all | -group <name> | -host <id>]
                                            lists the fleet-managed domains
+      fleet hosts [-group <name> | -host <id>] [-behind] [-format text|json]
+                                           lists the fleet's live hosts and how far each is
+      fleet wait [-timeout <s>] [-group <name> | -host <id>] <revision>
+                                           waits until the live hosts have applied a revision
       fleet status                         shows this host's fleet state, from its prefsd
       migrate [-from foundation | gnustep | dconf] [-overwrite] [-dry-run] [<domain>...]
                                            adopts settings from Foundation, GNUstep or dconf

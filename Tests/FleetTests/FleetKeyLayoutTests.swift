@@ -1,5 +1,5 @@
-import PrefsDomain
 // SPDX-License-Identifier: Apache-2.0
+import PrefsDomain
 import PrefsFleet
 import PrefsStore
 import Testing

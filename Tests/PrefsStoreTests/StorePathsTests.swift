@@ -112,4 +112,16 @@ import Testing
         let expected = text?.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(StorePaths.systemMachineID() == (expected?.utf8.count == 32 ? expected : nil))
     }
+
+    @Test func aMachineIDInUpperCaseIsTheSameIDAndAnInvalidOneIsNamed() {
+        let upper = "0123456789ABCDEF0123456789ABCDEF"
+        #expect(StorePaths.machineID(environment: ["PREFERENCES_MACHINE_ID": upper]) == machineID)
+        #expect(StorePaths(environment: [:], machineID: upper).machineID == machineID)
+        #expect(StorePaths.machineIDProblem(environment: ["PREFERENCES_MACHINE_ID": upper]) == nil)
+        #expect(StorePaths.machineIDProblem(environment: [:]) == nil)
+        let problem = StorePaths.machineIDProblem(environment: ["PREFERENCES_MACHINE_ID": "host-7"])
+        #expect(
+            problem?.hasPrefix("PREFERENCES_MACHINE_ID \"host-7\" is not a machine id (32 hexadecimal digits); ")
+                == true)
+    }
 }
