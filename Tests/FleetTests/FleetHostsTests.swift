@@ -180,6 +180,38 @@ extension FleetClusterTests {
         #expect(try cluster.control(["get", key]).standardOutput.isEmpty)
     }
 
+    @Test func aWatchOnAMemberWithoutALeaderIsLeftAndTheHostSaysSo() throws {
+        let cluster = try EtcdCluster()
+        let host = try FleetHost(settings: FleetHost.settings(cluster, extra: ["FleetWatchCheckSeconds": .integer(1)]))
+        try host.start()
+        try admin(cluster, ["write", "-forced", "-wait", app, "Theme", "dark"])
+        var status = try Self.status(of: host)
+        #expect(status.hasPrefix("state: connected\n"), "\(status)")
+
+        // Two of three members gone: the one left has no leader, and its watch would never deliver a change made on
+        // the other side of a partition. The host leaves it within a check and says why.
+        let watched = try #require(status.firstMatch(of: /\nendpoint: (\S+)\n/).map { String($0.1) })
+        let left = try #require(cluster.endpoints.firstIndex(of: watched))
+        for member in 0..<3 where member != left { cluster.kill(member) }
+        try waitUntil("the host to leave the leaderless member: \(host.log)", timeout: .seconds(20)) {
+            host.log.contains("etcd member at \(watched) has no leader")
+        }
+        try waitUntil("fleet status offline: \(status)") {
+            status = try Self.status(of: host)
+            return status.hasPrefix("state: offline\n")
+        }
+        #expect(host.cached("forced", app)?["Theme"] == "dark")
+
+        // The members back: connected again, and the registry has the host.
+        for member in 0..<3 where member != left { try cluster.start(member) }
+        try cluster.waitUntilHealthy()
+        try waitUntil("connected again: \(status)", timeout: .seconds(30)) {
+            status = try Self.status(of: host)
+            return status.hasPrefix("state: connected\n")
+        }
+        try waitUntil("the host in the registry") { try hostsDocument(cluster).hosts[host.machineID] != nil }
+    }
+
     /// The version `prefsd --version` prints.
     private func version() throws -> String {
         let line = try FleetHost.prefsd.run(["--version"]).standardOutput
