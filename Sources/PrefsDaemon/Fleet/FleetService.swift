@@ -145,7 +145,9 @@ struct FleetService: Service {
                     (try mirror.apply(events, revision: revision), mirror.revision)
                 }
                 self.log(refusals)
-                self.board.knows(policyRevision: revision)
+                // The changes' own revisions (a delete event's too): a catching-up watch's header carries the
+                // store's revision, which counts writes outside the managed keys.
+                self.board.knows(policyRevision: events.map(\.keyValue.modRevision).max() ?? 0)
                 self.board.applied(applied, reported: revision, refused: refusals.count)
                 self.logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
                 self.report("fleet: connected to \(endpoint), revision \(revision)")
