@@ -53,7 +53,10 @@ import Testing
         (["--verison"], "unknown command '--verison'; did you mean '--version'?"),
         (["rd"], "unknown command 'rd'"),
         (["migrate", "-dryrun"], "migrate does not know the option -dryrun; did you mean '-dry-run'?"),
-        (["fleet", "lsit"], "fleet needs write, read, delete, list, hosts, wait or status (got lsit); did you mean 'list'?"),
+        (
+            ["fleet", "lsit"],
+            "fleet needs write, read, delete, list, hosts, wait or status (got lsit); did you mean 'list'?"
+        ),
         (["fleet", "read", "-froced", "D"], "fleet does not know the option -froced; did you mean '-forced'?"),
     ])
     func aMisspelledNameGetsTheNearestSuggested(arguments: [String], reason: String) throws {
