@@ -51,7 +51,10 @@ struct FleetService: Service {
     func run() async throws {
         var prepared = prepared
         let logger = logger
-        let writer = FleetCacheWriter(cache: prepared.cache, store: store) { error in logger.error("\(error.message)") }
+        let board = board
+        let writer = FleetCacheWriter(
+            cache: prepared.cache, store: store, report: { error in logger.error("\(error.message)") },
+            written: { board.cacheWritten($0) })
         prepared.writer = writer
         let mirror = Replica(prepared)
         let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)

@@ -15,6 +15,9 @@ final class FleetStatusBoard: Sendable {
     private let current: Mutex<WireFleetStatus>
     /// When the policy revision was first known, in seconds since 1970.
     private let policyDate = Mutex<Double?>(nil)
+    /// The revision the cache files on disk hold: what the registry reports as applied, since programs that read
+    /// the files rather than ask prefsd have a revision only once it is written.
+    private let writtenRevision: Mutex<Int64>
     /// Signalled on each change a registry record shows.
     let changes = ChangeSignal()
 
@@ -35,6 +38,7 @@ final class FleetStatusBoard: Sendable {
         status.hostName = hostName
         status.groups = groups
         current = Mutex(status)
+        writtenRevision = Mutex(appliedRevision)
     }
 
     /// The state now.
@@ -48,7 +52,7 @@ final class FleetStatusBoard: Sendable {
         let status = status
         return FleetHostRecord(
             machineID: status.machineID ?? "", name: status.hostName ?? "", groups: status.groups, version: version,
-            state: status.state.rawValue, appliedRevision: status.appliedRevision,
+            state: status.state.rawValue, appliedRevision: min(status.appliedRevision, writtenRevision.withLock { $0 }),
             policyRevision: status.policyRevision ?? status.appliedRevision, policyDate: policyDate.withLock { $0 },
             lastError: status.lastError, lastErrorDate: status.lastErrorDate?.secondsSince1970,
             refusedValues: status.refusedValues, registeredDate: registeredDate)
@@ -117,6 +121,15 @@ final class FleetStatusBoard: Sendable {
             status.refusedValues += UInt64(refused)
         }
         changes.signal()
+    }
+
+    /// Records that the cache files on disk hold `revision`.
+    func cacheWritten(_ revision: Int64) {
+        let advanced = writtenRevision.withLock { written in
+            defer { written = max(written, revision) }
+            return revision > written
+        }
+        if advanced { changes.signal() }
     }
 
     /// Records the roaming domains, their etcd name, and how many local changes wait to be pushed.

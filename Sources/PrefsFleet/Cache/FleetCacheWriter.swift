@@ -27,6 +27,9 @@ package final class FleetCacheWriter: Sendable {
         /// Every entry and the revision as of the last staging, for the state file.
         var entries: [String: FleetMirror.Entry] = [:]
         var revision: Int64 = 0
+        /// The newest revision staged by any call, also one that had nothing to write: once everything staged is
+        /// written, the files hold it.
+        var announced: Int64 = 0
         var finishing = false
 
         var isEmpty: Bool { domains.isEmpty && record == nil && !wholeState }
@@ -47,6 +50,7 @@ package final class FleetCacheWriter: Sendable {
     private let writesInline = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let report: @Sendable (EtcdError) -> Void
+    private let written: @Sendable (Int64) -> Void
 
     /// Starts the thread; when none can be started, the writes are made at once by each staging, and `report`
     /// says so.
@@ -54,10 +58,16 @@ package final class FleetCacheWriter: Sendable {
     ///   - cache: The cache, read already; from now on only this writer uses it.
     ///   - store: The store to tell of each change first.
     ///   - report: Receives each failed write (for the log).
-    package init(cache: FleetCache, store: PreferencesStore?, report: @escaping @Sendable (EtcdError) -> Void) {
+    ///   - written: Receives the revision the files on disk hold, each time everything staged is written: the
+    ///     revision every program of the host reads, through prefsd or on the files.
+    package init(
+        cache: FleetCache, store: PreferencesStore?, report: @escaping @Sendable (EtcdError) -> Void,
+        written: @escaping @Sendable (Int64) -> Void = { _ in }
+    ) {
         self.cache = Mutex(cache)
         self.store = store
         self.report = report
+        self.written = written
         do {
             try POSIX.startThread { [self] in run() }
         } catch {
@@ -97,7 +107,14 @@ package final class FleetCacheWriter: Sendable {
             staged.record = staged.record.map { $0.followed(by: record) } ?? record
             staged.entries = entries
             staged.revision = record.revision
+            staged.announced = max(staged.announced, record.revision)
         }
+        writeSoon()
+    }
+
+    /// Stages a revision whose batch changed nothing here: the files hold it once what was staged before is written.
+    package func stageRevision(_ revision: Int64) {
+        staged.withLock { $0.announced = max($0.announced, revision) }
         writeSoon()
     }
 
@@ -108,6 +125,7 @@ package final class FleetCacheWriter: Sendable {
             staged.wholeState = true
             staged.entries = entries
             staged.revision = revision
+            staged.announced = max(staged.announced, revision)
         }
         writeSoon()
     }
@@ -191,7 +209,11 @@ package final class FleetCacheWriter: Sendable {
                 report(error)
                 return false
             }
-            if staged.withLock({ $0.isEmpty }) { return true }
+            // Only once nothing is left: a record may have been taken before files of its batch staged later.
+            if let announced = staged.withLock({ $0.isEmpty ? $0.announced : nil }) {
+                if announced > 0 { written(announced) }
+                return true
+            }
         }
     }
 }

@@ -166,7 +166,10 @@ package struct FleetMirror: Sendable {
         revision = max(revision, newRevision)
         // A batch that changed nothing here and refused nothing is not recorded: the next record carries its
         // revision, and until then a restart only watches those events again.
-        guard !touched.isEmpty || !refusals.isEmpty else { return refusals }
+        guard !touched.isEmpty || !refusals.isEmpty else {
+            writer?.stageRevision(revision)
+            return refusals
+        }
         record.revision = revision
         if let writer {
             writer.stage(record, entries: entries)
