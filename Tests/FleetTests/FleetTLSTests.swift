@@ -13,9 +13,12 @@ import Testing
 
     /// Runs `defaults fleet …` against `endpoints` with these TLS files (`nil`: the variable is not set).
     static func fleet(
-        _ endpoints: [String], ca: String?, certificate: String?, key: String?, _ arguments: [String]
+        _ endpoints: [String], ca: String?, certificate: String?, key: String?, user: String? = nil,
+        passwordFile: String? = nil, _ arguments: [String]
     ) throws -> BuiltProduct.Result {
         var environment = ["PREFERENCES_FLEET_ENDPOINTS": endpoints.joined(separator: ",")]
+        if let user { environment["PREFERENCES_FLEET_USER"] = user }
+        if let passwordFile { environment["PREFERENCES_FLEET_PASSWORD_FILE"] = passwordFile }
         if let ca { environment["PREFERENCES_FLEET_CA_FILE"] = ca }
         if let certificate { environment["PREFERENCES_FLEET_CERTIFICATE_FILE"] = certificate }
         if let key { environment["PREFERENCES_FLEET_KEY_FILE"] = key }
@@ -31,8 +34,10 @@ import Testing
     }
 
     /// prefsd settings that join the cluster over TLS with these files.
-    static func settings(_ cluster: EtcdCluster, ca: String?, certificate: String?, key: String?) -> PlistDictionary {
-        var files: PlistDictionary = [:]
+    static func settings(
+        _ cluster: EtcdCluster, ca: String?, certificate: String?, key: String?, extra: PlistDictionary = [:]
+    ) -> PlistDictionary {
+        var files = extra
         if let ca { files["FleetCAFile"] = .string(ca) }
         if let certificate { files["FleetCertificateFile"] = .string(certificate) }
         if let key { files["FleetKeyFile"] = .string(key) }

@@ -79,7 +79,7 @@ final class TestCertificates: Sendable {
         ])
     }
 
-    private func run(_ arguments: [String]) throws {
+    func run(_ arguments: [String]) throws {
         let result = try BuiltProduct(path: Self.openssl).run(arguments)
         guard result.status == 0 else { throw TestFailure("openssl \(arguments.joined(separator: " ")): \(result)") }
     }

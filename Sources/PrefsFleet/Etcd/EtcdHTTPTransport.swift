@@ -209,6 +209,16 @@ struct EtcdHTTPTransport: Sendable {
         if let object = try? EtcdJSON.decode(body, what: path), case .string(let text)? = object["message"] {
             message = text
         }
+        if message.containsText("CommonName of client sending a request against gateway") {
+            // etcd 3.4's gateway refuses every request that presents a certificate with a Common Name once
+            // authentication is on (the gateway cannot pass the name on as the user gRPC would take it for).
+            return EtcdError(
+                .refused,
+                "etcd at \(endpoint) refused \(path): its JSON gateway takes no client certificate with a Common Name "
+                    + "while authentication is enabled (HTTP \(status.code): \(message)); give the fleet client "
+                    + "certificates without a Common Name, naming the host in subjectAltName (docs/FLEET.md, "
+                    + "\"TLS with authentication\")")
+        }
         let code = EtcdError.Code(authenticationMessage: message) ?? .refused
         return EtcdError(code, "etcd at \(endpoint) refused \(path): HTTP \(status.code): \(message)")
     }

@@ -162,8 +162,41 @@ enum OpenSSL {
         /// The certificate verification's error (`unable to get local issuer certificate`), when verification
         /// failed.
         var verifyError: String?
+        /// What kind of verification failure it was, for the hint that goes with it.
+        var verifyKind: VerifyKind = .other
         /// Whether the server sent a fatal alert: it refused us.
         var alertReceived: Bool
+    }
+
+    /// Kinds of certificate verification failure, each with its own likely cause.
+    enum VerifyKind {
+        /// No trusted CA signed the chain (or the chain is incomplete).
+        case issuer
+        /// Outside its validity dates: expired, not yet valid (or this machine's clock is wrong).
+        case dates
+        /// It does not name the host name or address connected to.
+        case name
+        /// It is not for a TLS server (its extended key usage lacks serverAuth).
+        case purpose
+        /// Anything else (a bad signature, a malformed certificate).
+        case other
+
+        init(_ code: Int) {
+            switch Int32(truncatingIfNeeded: code) {
+            case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+                X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+                X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+                self = .issuer
+            case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
+                self = .dates
+            case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
+                self = .name
+            case X509_V_ERR_INVALID_PURPOSE:
+                self = .purpose
+            default:
+                self = .other
+            }
+        }
     }
 
     /// What a read of plaintext gave.
@@ -301,7 +334,7 @@ enum OpenSSL {
                 verification == X509_V_OK ? nil : String(cString: X509_verify_cert_error_string(verification))
             return Failure(
                 reason: reasons.isEmpty ? "the TLS library gave no reason" : reasons, verifyError: verifyError,
-                alertReceived: alertReceived)
+                verifyKind: VerifyKind(Int(verification)), alertReceived: alertReceived)
         }
     }
 

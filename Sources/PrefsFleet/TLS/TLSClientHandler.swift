@@ -216,10 +216,20 @@ final class TLSClientHandler: ChannelDuplexHandler {
     /// The error for a failure, naming the endpoint: the certificate check that failed, or the server's refusal.
     private func describe(_ failure: OpenSSL.Failure, inHandshake: Bool) -> EtcdError {
         if let verifyError = failure.verifyError {
+            let hint =
+                switch failure.verifyKind {
+                case .issuer:
+                    " (no CA of the CA file, or of the system's when none is given, signed the member's certificate)"
+                case .dates:
+                    " (the member's certificate is outside its validity dates, or this machine's clock is wrong)"
+                case .name: " (the member's certificate does not name \(endpoint.host) in its subjectAltName)"
+                case .purpose:
+                    " (the member's certificate is not for a TLS server: its extended key usage lacks serverAuth)"
+                case .other: ""
+                }
             return EtcdError(
                 .tlsFailed,
-                "the TLS handshake with etcd at \(endpoint) failed: certificate verify failed: \(verifyError) (the "
-                    + "member's certificate is not signed by a trusted CA, or does not name \(endpoint.host))")
+                "the TLS handshake with etcd at \(endpoint) failed: certificate verify failed: \(verifyError)\(hint)")
         }
         if failure.alertReceived, inHandshake {
             return EtcdError(
