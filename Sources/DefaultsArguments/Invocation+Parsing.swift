@@ -141,12 +141,33 @@ extension Invocation {
         }
     }
 
+    /// `-suite <domain>`, repeated: the suites of an application's search list.
+    private static func suiteOptions(_ reader: inout ArgumentReader) throws(DefaultsError) -> [DomainSelector] {
+        var suites: [DomainSelector] = []
+        while reader.peek() == "-suite" {
+            reader.cursor += 1
+            guard !reader.isAtEnd else { throw .usage("-suite needs a domain") }
+            suites.append(try reader.domain())
+        }
+        return suites
+    }
+
     private static func parseExtension(
         _ verb: String, _ reader: inout ArgumentReader
     ) throws(DefaultsError) -> Command {
         switch verb {
         case "watch":
             if reader.isAtEnd { return .watch(nil, key: nil) }
+            if reader.peek() == "-effective" {
+                reader.cursor += 1
+                let suites = try suiteOptions(&reader)
+                guard !reader.isAtEnd else { throw .usage("watch -effective needs a domain") }
+                let domain = try reader.domain()
+                let key = reader.next()
+                if key == PlistKeyPath.optionName { throw .usage("watch takes a key, not a key path") }
+                try reader.expectEnd()
+                return .watchEffective(domain, key: key, suites: suites)
+            }
             let domain = try reader.domain()
             let key = reader.next()
             if key == PlistKeyPath.optionName { throw .usage("watch takes a key, not a key path") }
@@ -157,12 +178,7 @@ extension Invocation {
             try reader.expectEnd()
             return .browse(domain)
         case "explain":
-            var suites: [DomainSelector] = []
-            while reader.peek() == "-suite" {
-                reader.cursor += 1
-                guard !reader.isAtEnd else { throw .usage("-suite needs a domain") }
-                suites.append(try reader.domain())
-            }
+            let suites = try suiteOptions(&reader)
             let domain = try reader.domain()
             guard let key = reader.next() else { throw .usage("explain needs a domain and a key") }
             try reader.expectEnd()

@@ -39,6 +39,9 @@ package struct Invocation: Sendable, Equatable {
         case find(String)
         /// `watch [<domain> [<key>]]`.
         case watch(DomainSelector?, key: String?)
+        /// `watch -effective [-suite <domain>]... <domain> [<key>]`: the effective values an application reads, from
+        /// every layer.
+        case watchEffective(DomainSelector, key: String?, suites: [DomainSelector])
         /// `browse [<domain>]`: the terminal browser, which the `defaults-browse` executable runs.
         case browse(DomainSelector?)
         /// `explain [-suite <domain>]... <domain> <key>`.

@@ -224,13 +224,22 @@ package struct Verb: Sendable {
             manual: ["Prints the help text; --help and -h do too."]),
         Verb(
             "watch",
-            forms: [Form("watch [<domain> [<key>]]", "prints each change as it happens", isExtension: true)],
+            forms: [
+                Form("watch [<domain> [<key>]]", "prints each change as it happens", isExtension: true),
+                Form(
+                    "watch -effective [-suite <domain>]... <domain> [<key>]",
+                    "prints each change of the value the app reads", isExtension: true),
+            ],
             slots: [.domain, .key],
             manual: [
                 "Prints one line per change, from any process or a hand edit, until interrupted: \"<domain> <key> = "
                     + "<value>\" or \"<domain> <key> deleted\", the key and value in read's quoting on one line. "
                     + "Without a domain, watches every domain, including ones created later. It first says what it "
-                    + "watches on standard error."
+                    + "watches on standard error.",
+                "With -effective it watches what an application with that domain (and those suites) reads, as "
+                    + "explain resolves it: a change in any layer (forced, fleet-managed, user, by-host, global, "
+                    + "system) prints \"<domain> <key> = <value> from <layer>\" or \"<domain> <key> is not set in "
+                    + "any layer\" when the value read changes; a change another layer shadows prints nothing.",
             ],
             isExtension: true),
         Verb(

@@ -10,16 +10,7 @@ extension CommandRunner {
     func explain(
         _ key: String, domain: DomainSelector, suites: [DomainSelector], host: HostSelector
     ) throws(DefaultsError) -> Int32 {
-        func name(_ selector: DomainSelector) throws(DefaultsError) -> DomainName {
-            let target = try target(selector, host)
-            guard !target.isFile else {
-                throw DefaultsError(
-                    .invalidArgument,
-                    "defaults: explain searches the layers of a domain name, not a file (\(target.displayName))")
-            }
-            return target.id.name
-        }
-        let searchList = SearchList(domain: try name(domain), suites: try suites.map(name))
+        let searchList = try searchList(domain, suites: suites, host: host, "explain searches")
         let paths = environment.userPaths(machineID: try environment.machineID(for: host))
         return try withStorage(paths) { storage throws(DefaultsError) in
             let resolution = try checked { try storage.resolve(key, in: searchList) }
@@ -55,5 +46,37 @@ extension CommandRunner {
         try watcher.start()
         watcher.run(until: stopSignals)
         printWarnings(storage.takeDiagnostics(), except: nil)
+    }
+
+    /// `watch -effective [-suite <domain>]... <domain> [<key>]`: one line per change of what an application with that
+    /// domain (and those suites) reads, from every layer, until SIGINT or SIGTERM, which end it with status 0.
+    func watchEffective(
+        _ domain: DomainSelector, key: String?, suites: [DomainSelector], host: HostSelector
+    ) throws(DefaultsError) {
+        let stopSignals = SystemCalls.StopSignals.block()
+        defer { stopSignals.unblock() }
+        let searchList = try searchList(domain, suites: suites, host: host, "watch -effective watches")
+        let storage = try openStorage(environment.userPaths(machineID: try environment.machineID(for: host)), true, nil)
+        let watcher = EffectiveChangeWatcher(storage: storage, console: console, searchList: searchList, key: key)
+        try watcher.start()
+        watcher.run(until: stopSignals)
+        printWarnings(storage.takeDiagnostics(), except: nil)
+    }
+
+    /// The search list of an application with `domain` and `suites`, which must be domain names, not files;
+    /// `refusal` begins the error's sentence (`explain searches`).
+    private func searchList(
+        _ domain: DomainSelector, suites: [DomainSelector], host: HostSelector, _ refusal: String
+    ) throws(DefaultsError) -> SearchList {
+        func name(_ selector: DomainSelector) throws(DefaultsError) -> DomainName {
+            let target = try target(selector, host)
+            guard !target.isFile else {
+                throw DefaultsError(
+                    .invalidArgument,
+                    "defaults: \(refusal) the layers of a domain name, not a file (\(target.displayName))")
+            }
+            return target.id.name
+        }
+        return SearchList(domain: try name(domain), suites: try suites.map(name))
     }
 }

@@ -194,6 +194,8 @@ struct CommandRunner: Sendable {
             try find(word, host: host)
         case .watch(let domain, let key):
             try watch(domain, key: key, host: host)
+        case .watchEffective(let domain, let key, let suites):
+            try watchEffective(domain, key: key, suites: suites, host: host)
         case .fleet:
             throw DefaultsError(.unsupported, "defaults: fleet needs the asynchronous runner")
         case .browse:

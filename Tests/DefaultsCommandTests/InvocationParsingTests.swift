@@ -135,6 +135,10 @@ import Testing
         #expect(try parse(["watch"]).command == .watch(nil, key: nil))
         #expect(try parse(["watch", "-g", "k"]).command == .watch(.global, key: "k"))
         #expect(
+            try parse(["watch", "-effective", "-suite", "S", "D", "k"]).command
+                == .watchEffective(.name("D"), key: "k", suites: [.name("S")]))
+        #expect(try parse(["watch", "-effective", "-g"]).command == .watchEffective(.global, key: nil, suites: []))
+        #expect(
             try parse(["explain", "-suite", "S1", "-suite", "-g", "D", "k"]).command
                 == .explain(.name("D"), key: "k", suites: [.name("S1"), .global]))
         #expect(try parse(["completion", "fish"]).command == .completion(.fish))
@@ -206,6 +210,8 @@ import Testing
             usageReason(["write", "D", "k", "-bool", "maybe"])
                 == "defaults: -bool takes true, false, yes or no, not 'maybe'\n")
         #expect(usageReason(["watch", "D", "-keypath"]) == "defaults: watch takes a key, not a key path\n")
+        #expect(usageReason(["watch", "-effective"]) == "defaults: watch -effective needs a domain\n")
+        #expect(usageReason(["watch", "-effective", "D", "k", "extra"]) != nil)
         #expect(usageReason(["__complete", "other"]) == "defaults: __complete takes domains, or keys and a domain\n")
     }
 

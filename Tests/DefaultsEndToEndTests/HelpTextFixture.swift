@@ -52,6 +52,8 @@ let helpText = """
       export -format <format> <domain> <path | ->
                                            in openstep, xml, json or binary
       watch [<domain> [<key>]]             prints each change as it happens
+      watch -effective [-suite <domain>]... <domain> [<key>]
+                                           prints each change of the value the app reads
       browse [<domain>]                    browses and edits every domain and layer, live
       explain [-suite <domain>]... <domain> <key>
                                            shows where the value comes from

@@ -82,4 +82,42 @@ import Testing
         #expect(watcher.waitFor { output, _ in output.hasSuffix("NSGlobalDomain AppleLocale = \"en_GB\"\n") })
         #expect(watcher.stop() == 0)
     }
+
+    @Test func watchOfTheEffectiveValuesFollowsEveryLayerAndSkipsShadowedChanges() throws {
+        let sandbox = try Sandbox()
+        let app = "com.example.App"
+        try sandbox.succeed(["write", app, "Theme", "light"])
+        // The system directory exists, as the package installs it; its forced directory appears later.
+        try FileManager.default.createDirectory(atPath: sandbox.system, withIntermediateDirectories: true)
+        let watcher = try RunningProcess(
+            sandbox.defaults, ["watch", "-effective", app], environment: sandbox.environment)
+        let ready = "Watching the effective values of com.example.App, from every layer; press Control-C to stop.\n"
+        try #require(watcher.waitFor { _, error in error == ready }, "\(watcher.standardError)")
+        var expected = ""
+        func step(_ line: String, _ change: () throws -> Void) throws {
+            try change()
+            expected += line + "\n"
+            #expect(watcher.waitFor { output, _ in output == expected }, "after \(line): \(watcher.standardOutput)")
+        }
+        try step("com.example.App Theme = dark from user com.example.App") {
+            try sandbox.succeed(["write", app, "Theme", "dark"])
+        }
+        // An administrator's forced file wins; the user's later write is shadowed and prints nothing.
+        try step("com.example.App Theme = admin from forced com.example.App") {
+            try sandbox.domain(app, "{ Theme = admin; }", directory: "system/forced")
+        }
+        _ = try sandbox.run(["write", app, "Theme", "blue"])
+        try step("com.example.App Size = 3 from user NSGlobalDomain") {
+            try sandbox.succeed(["write", "-g", "Size", "-int", "3"])
+        }
+        try step("com.example.App Theme = blue from user com.example.App") {
+            try FileManager.default.removeItem(atPath: sandbox.system + "/forced/\(app).plist")
+        }
+        try step("com.example.App Theme is not set in any layer") {
+            try sandbox.succeed(["delete", app, "Theme"])
+        }
+        #expect(watcher.stop(signal: SIGINT) == 0)
+        #expect(watcher.standardOutput == expected)
+        #expect(watcher.standardError == ready)
+    }
 }
