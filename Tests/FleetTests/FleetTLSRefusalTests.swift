@@ -144,7 +144,10 @@ extension FleetTLSTests {
         let result = try Self.list(certificates, server.endpoint())
         #expect(result.status == 1, "\(result)")
         #expect(result.standardError.contains("etcd at \(server.endpoint())"), "\(result)")
-        #expect(result.standardError.contains("protocol version"), "\(result)")
+        #expect(
+            result.standardError.contains(
+                "refused the TLS handshake: tlsv1 alert protocol version (the member offers no TLS version this client "
+                    + "accepts: 1.2 or later)"), "\(result)")
     }
 
     @Test func aServerThatClosesOrFallsSilentDuringTheHandshakeFailsWithinTheRequestTimeout() throws {

@@ -231,6 +231,12 @@ final class TLSClientHandler: ChannelDuplexHandler {
                 .tlsFailed,
                 "the TLS handshake with etcd at \(endpoint) failed: certificate verify failed: \(verifyError)\(hint)")
         }
+        if failure.alertReceived, inHandshake, failure.reason.containsText("protocol version") {
+            return EtcdError(
+                .tlsFailed,
+                "etcd at \(endpoint) refused the TLS handshake: \(failure.reason) (the member offers no TLS version "
+                    + "this client accepts: 1.2 or later)")
+        }
         if failure.alertReceived, inHandshake {
             return EtcdError(
                 .tlsFailed,
