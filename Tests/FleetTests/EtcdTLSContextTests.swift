@@ -40,6 +40,22 @@ import Testing
         _ = try EtcdTLSContext(EtcdTLSConfiguration())
     }
 
+    @Test func aRenewedCertificateAtTheSamePathHasAnotherFingerprint() throws {
+        // The client certificate and key copied to paths of their own, then renewed in place (another certificate
+        // and key the same CA signed), as a certificate manager renews them before a reload.
+        let certificate = try file("host.pem", contents(certificates.clientCertificate))
+        let key = try file("host.key", contents(certificates.clientKey))
+        let configuration = EtcdTLSConfiguration(
+            caFile: certificates.caFile, certificateFile: certificate, keyFile: key)
+        let first = try EtcdTLSContext(configuration)
+        #expect(try EtcdTLSContext(configuration).fingerprint == first.fingerprint)
+        _ = try file("host.pem", contents(certificates.serverCertificate))
+        _ = try file("host.key", contents(certificates.serverKey))
+        let renewed = try EtcdTLSContext(configuration)
+        #expect(renewed.configuration == first.configuration)
+        #expect(renewed.fingerprint != first.fingerprint)
+    }
+
     @Test func filesThatCannotBeUsedAreNamedWithTheReason() throws {
         let key = certificates.clientKey
         let certificate = certificates.clientCertificate

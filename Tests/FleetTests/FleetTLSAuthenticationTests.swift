@@ -59,3 +59,21 @@ extension FleetTLSTests {
         #expect(denied.standardError.contains("permission denied"), "\(denied)")
     }
 }
+
+extension FleetTLSTests {
+    @Test func roamingDomainsRoamOverTLSWithTheHostsCertificate() throws {
+        let certificates = try TestCertificates()
+        let cluster = try EtcdCluster(size: 1, certificates: certificates)
+        let tls = Self.settings(
+            cluster, ca: certificates.caFile, certificate: certificates.clientCertificate, key: certificates.clientKey)
+        let roaming = FleetClusterTests.roamingSettings(cluster.endpoints, extra: tls)
+        let laptop = try FleetHost(settings: roaming)
+        let desktop = try FleetHost(settings: roaming)
+        try laptop.start()
+        try desktop.start()
+        // The member serves only TLS with client certificates: the roaming client must present the host's.
+        try FleetClusterTests.edit(laptop, ["write", FleetClusterTests.editor, "Font", "Mono"])
+        try FleetClusterTests.waitForRoamed([desktop], ["Font": "Mono"])
+        #expect(!laptop.log.contains("TLS handshake"), "\(laptop.log)")
+    }
+}

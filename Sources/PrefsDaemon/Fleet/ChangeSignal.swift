@@ -38,6 +38,11 @@ final class ChangeSignal: Sendable {
         return self.generation
     }
 
+    /// Waits until the generation is no longer `generation`, or the task is cancelled.
+    func wait(after generation: UInt64) async {
+        await changed(after: generation)
+    }
+
     private func changed(after generation: UInt64) async {
         let waiter = state.withLock { state in
             state.nextWaiter &+= 1

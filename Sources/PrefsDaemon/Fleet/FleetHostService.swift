@@ -14,7 +14,8 @@ import ServiceLifecycle
 ///
 /// A service in prefsd's group beside ``FleetService``, whose ``FleetStatusBoard`` it reads.
 struct FleetHostService: Service {
-    let settings: FleetSettings
+    /// The settings, which a reload may replace: the host then registers again with the new ones.
+    let configuration: FleetConfiguration
     let board: FleetStatusBoard
     let logger: Logger
 
@@ -22,25 +23,52 @@ struct FleetHostService: Service {
     static let retryPause: Duration = .seconds(1)
 
     func run() async throws {
-        let client = EtcdClient(
-            endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls,
-            requestTimeout: .seconds(min(5, max(1, settings.hostTTL / 3))))
         guard let machineID = board.status.machineID else { return }
-        let key = settings.layout.hostKey(machineID: machineID)
-        let registration = Registration()
+        let registration = Registration(configuration.current)
         await cancelWhenGracefulShutdown {
-            await self.loop(client: client, key: key, registration: registration)
+            while !Task.isCancelled {
+                let generation = configuration.changes.generation
+                let settings = registration.settings
+                await self.loop(
+                    client: registration.client, settings: settings, key: settings.layout.hostKey(machineID: machineID),
+                    registration: registration, until: generation)
+                guard !Task.isCancelled else { break }
+                // Reloaded settings: the same lease serves the same cluster, key and TTL; otherwise the host leaves
+                // the old registry entry now rather than when it would expire, and registers anew.
+                let reloaded = configuration.current
+                if reloaded.endpoints != settings.endpoints || reloaded.layout != settings.layout
+                    || reloaded.hostTTL != settings.hostTTL
+                {
+                    await leave(
+                        client: registration.client, key: settings.layout.hostKey(machineID: machineID), registration)
+                }
+                registration.written = nil
+                registration.settings = reloaded
+                registration.client = Self.client(reloaded)
+            }
         }
         // Leaving cleanly: the entry goes now rather than when the lease would expire.
-        if let lease = registration.lease {
-            do {
-                try await client.revoke(lease)
-                logger.info("left the fleet's registry", metadata: ["etcd.key": "\(key)"])
-            } catch {
-                logger.notice(
-                    "could not leave the fleet's registry; the entry goes when its lease expires",
-                    metadata: ["etcd.key": "\(key)", "error": "\(error.message)"])
-            }
+        await leave(
+            client: registration.client, key: registration.settings.layout.hostKey(machineID: machineID), registration)
+    }
+
+    fileprivate static func client(_ settings: FleetSettings) -> EtcdClient {
+        EtcdClient(
+            endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls,
+            requestTimeout: .seconds(min(5, max(1, settings.hostTTL / 3))))
+    }
+
+    /// Revokes the registration's lease, if it has one, so that its entry goes at once.
+    private func leave(client: EtcdClient, key: String, _ registration: Registration) async {
+        guard let lease = registration.lease else { return }
+        registration.lease = nil
+        do {
+            try await client.revoke(lease)
+            logger.info("left the fleet's registry", metadata: ["etcd.key": "\(key)"])
+        } catch {
+            logger.notice(
+                "could not leave the fleet's registry; the entry goes when its lease expires",
+                metadata: ["etcd.key": "\(key)", "error": "\(error.message)"])
         }
     }
 
@@ -49,15 +77,30 @@ struct FleetHostService: Service {
         // Only the service's task touches it: the loop, then run() after the loop has returned.
         var lease: EtcdLease?
         var written: FleetHostRecord?
+        /// When this prefsd first registered: a reload does not change it.
+        let registeredDate = POSIX.currentTimeSince1970()
+        /// The settings registered with, and the client made from them.
+        var settings: FleetSettings
+        var client: EtcdClient
+
+        init(_ settings: FleetSettings) {
+            self.settings = settings
+            self.client = FleetHostService.client(settings)
+        }
         var lastProblem: String?
     }
 
-    private func loop(client: EtcdClient, key: String, registration: Registration) async {
-        let registeredDate = POSIX.currentTimeSince1970()
+    /// Registers and renews until the task is cancelled or the settings are replaced (their generation is no longer
+    /// `settingsGeneration`).
+    private func loop(
+        client: EtcdClient, settings: FleetSettings, key: String, registration: Registration,
+        until settingsGeneration: UInt64
+    ) async {
+        let registeredDate = registration.registeredDate
         let renewal = Duration.seconds(settings.hostTTL) / 3
         var nextRenewal = ContinuousClock.now
         var generation = board.changes.generation
-        while !Task.isCancelled {
+        while !Task.isCancelled, configuration.changes.generation == settingsGeneration {
             let pause: Duration
             do {
                 if registration.lease == nil {
@@ -105,7 +148,14 @@ struct FleetHostService: Service {
                 do { try await Task.sleep(for: Self.retryPause) } catch { return }
                 continue
             }
-            generation = await board.changes.wait(after: generation, timeout: pause)
+            // A change of the board, the renewal's time, or reloaded settings, whichever comes first.
+            generation = await withTaskGroup(of: Void.self) { group in
+                group.addTask { [board, generation] in await board.changes.wait(after: generation, timeout: pause) }
+                group.addTask { [configuration] in await configuration.changes.wait(after: settingsGeneration) }
+                await group.next()
+                group.cancelAll()
+                return board.changes.generation
+            }
         }
     }
 }

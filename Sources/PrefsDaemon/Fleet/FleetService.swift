@@ -16,7 +16,8 @@ import Synchronization
 /// subscribers) at once; a `FleetCacheWriter` writes the cache files after, at a lower priority. The state goes to
 /// the log and to the daemon's `STATUS=` line.
 struct FleetService: Service {
-    let settings: FleetSettings
+    /// The settings, which a reload may replace: the service then connects again with the new ones.
+    let configuration: FleetConfiguration
     let paths: StorePaths
     let logger: Logger
     /// Receives the one-line state for `STATUS=`.
@@ -43,6 +44,9 @@ struct FleetService: Service {
         }
     }
 
+    /// The settings in force now.
+    var settings: FleetSettings { configuration.current }
+
     /// The mirror ``prepareMirror(settings:paths:logger:)`` opened.
     let prepared: FleetMirror
     /// The store prefsd serves: it hears of each change before the cache files are written.
@@ -57,6 +61,7 @@ struct FleetService: Service {
             written: { board.cacheWritten($0) })
         prepared.writer = writer
         let mirror = Replica(prepared)
+        let settings = settings
         let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
         let revision = mirror.state.withLock { $0.revision }
         let machineIDSource =
@@ -82,10 +87,36 @@ struct FleetService: Service {
         logger.info("left the fleet", metadata: ["revision": "\(mirror.state.withLock { $0.revision })"])
     }
 
-    private func loop(client: EtcdClient, mirror: Replica) async {
+    private func loop(client initialClient: EtcdClient, mirror: Replica) async {
+        var client = initialClient
         var pause = Self.backoff.first
         var needsFullRead = mirror.state.withLock { $0.revision == 0 }
+        var generation = configuration.changes.generation
         while !Task.isCancelled {
+            if configuration.changes.generation != generation {
+                generation = configuration.changes.generation
+                let settings = settings
+                let previous = client
+                client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
+                // Another cluster, prefix, set of groups or limit: what the host holds is read again whole.
+                let rereads = mirror.state.withLock { mirror in
+                    defer {
+                        mirror.reconfigure(
+                            layout: settings.layout, groups: settings.groups, maxValueBytes: settings.maxValueBytes)
+                    }
+                    return mirror.layout != settings.layout || mirror.groups != settings.groups
+                        || mirror.limits.maxValueBytes != settings.maxValueBytes
+                }
+                needsFullRead = needsFullRead || rereads || client.endpoints != previous.endpoints
+                board.reconfigured(hostName: settings.hostName, groups: settings.groups)
+                logger.notice(
+                    "fleet settings reloaded; connecting again",
+                    metadata: [
+                        "endpoints": "\(settings.endpoints.map(\.description).joined(separator: ","))",
+                        "groups": "\(settings.groups.joined(separator: ","))", "full-read": "\(needsFullRead)",
+                    ])
+                pause = Self.backoff.first
+            }
             let endpoint = client.currentEndpoint
             board.connecting(to: endpoint.description)
             mirror.delivered.store(false, ordering: .relaxed)
@@ -106,11 +137,21 @@ struct FleetService: Service {
                 }
                 let start = mirror.state.withLock { $0.revision } + 1
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await self.watch(client: client, mirror: mirror, from: start, on: endpoint) }
-                    group.addTask { try await self.checkLiveness(client: client, mirror: mirror, on: endpoint) }
+                    group.addTask { [client] in
+                        try await self.watch(client: client, mirror: mirror, from: start, on: endpoint)
+                    }
+                    group.addTask { [client] in
+                        try await self.checkLiveness(client: client, mirror: mirror, on: endpoint)
+                    }
+                    group.addTask { [configuration, generation] in
+                        await configuration.changes.wait(after: generation)
+                        throw Reloaded()
+                    }
                     try await group.next()
                     group.cancelAll()
                 }
+            } catch is Reloaded {
+                continue
             } catch let error as EtcdError where error.code == .compacted {  // From the watch, which throws untyped.
                 logger.notice("\(error.message); reading every managed domain again")
                 needsFullRead = true
@@ -126,7 +167,8 @@ struct FleetService: Service {
             }
             if mirror.delivered.load(ordering: .relaxed) { pause = Self.backoff.first }
             client.advanceEndpoint()
-            do { try await Task.sleep(for: pause) } catch { return }
+            // A reload ends the pause: its settings may be what the connection lacked.
+            await configuration.changes.wait(after: generation, timeout: pause)
             pause = min(pause * 2, Self.backoff.last)
         }
     }
@@ -201,6 +243,9 @@ struct FleetService: Service {
                 metadata: ["etcd.key": "\(refusal.key)", "etcd.revision": "\(refusal.revision)"])
         }
     }
+
+    /// Ends a watch when the settings were reloaded, so that the loop connects again with the new ones.
+    private struct Reloaded: Error {}
 
     /// The mirror, shared with the watch's handler.
     private final class Replica: Sendable {

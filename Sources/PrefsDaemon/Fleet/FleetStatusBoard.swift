@@ -123,6 +123,15 @@ final class FleetStatusBoard: Sendable {
         changes.signal()
     }
 
+    /// Records the host's name and groups from reloaded settings.
+    func reconfigured(hostName: String, groups: [String]) {
+        current.withLock { status in
+            status.hostName = hostName
+            status.groups = groups
+        }
+        changes.signal()
+    }
+
     /// Records that the cache files on disk hold `revision`.
     func cacheWritten(_ revision: Int64) {
         let advanced = writtenRevision.withLock { written in

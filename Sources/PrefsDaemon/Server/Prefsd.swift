@@ -37,7 +37,7 @@ public enum Prefsd {
         IdleExitSeconds, IdleTimeoutSeconds, FrameTimeoutSeconds, LogLevel, MaxConnections, MaxFrameBytes,
         MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions, SubscriptionQueueLength,
         MaxSuites, MaxBufferedFrameBytes (docs/DAEMON.md).
-        fleet settings, read at start-up (docs/FLEET.md, "Settings"): FleetEndpoints, FleetPrefix, FleetGroups,
+        fleet settings, read at start-up and on SIGHUP (docs/FLEET.md, "Settings"): FleetEndpoints, FleetPrefix, FleetGroups,
         FleetMaxValueBytes, FleetUser, FleetPasswordFile, FleetCAFile, FleetCertificateFile, FleetKeyFile,
         FleetRoamingDomains, FleetRoamingUser, FleetHostTTL, FleetHostName, FleetWatchCheckSeconds.
         exit status: 0 after a clean stop, 1 when start-up failed, 2 for a usage error (its reason on standard error).
@@ -160,6 +160,8 @@ public enum Prefsd {
         let server = DaemonServer(
             configuration: configuration, store: store, activatedSocket: activated, notifier: notifier,
             logger: Logger(label: "prefsd.server"), fleetStatus: fleetStatus)
+        // Only a host that joined a fleet reloads its fleet settings; joining or leaving takes a restart.
+        let fleetConfiguration = fleetMirror == nil ? nil : fleetSettings.map(FleetConfiguration.init)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: SystemdWatchdogService(notifier: notifier, logger: logger)),
             .init(service: StoreFlushService(store: store, logger: storeLogger)),
@@ -167,18 +169,20 @@ public enum Prefsd {
             .init(
                 service: SettingsReloadService(
                     settings: settings, paths: paths, server: server, notifier: notifier,
-                    logger: Logger(label: "prefsd.settings"))),
+                    logger: Logger(label: "prefsd.settings"), fleet: fleetConfiguration)),
         ]
-        if let fleet = fleetSettings, let fleetMirror, let fleetStatus {
+        if let fleet = fleetSettings, let fleetConfiguration, let fleetMirror, let fleetStatus {
             services.append(
                 .init(
                     service: FleetService(
-                        settings: fleet, paths: paths, logger: fleetLogger, report: { server.setExtraStatus($0) },
+                        configuration: fleetConfiguration, paths: paths, logger: fleetLogger,
+                        report: { server.setExtraStatus($0) },
                         board: fleetStatus, prepared: fleetMirror, store: store)))
             services.append(
                 .init(
                     service: FleetHostService(
-                        settings: fleet, board: fleetStatus, logger: Logger(label: "prefsd.fleet.hosts"))))
+                        configuration: fleetConfiguration, board: fleetStatus,
+                        logger: Logger(label: "prefsd.fleet.hosts"))))
             if !fleet.roamingDomains.isEmpty {
                 services.append(
                     .init(

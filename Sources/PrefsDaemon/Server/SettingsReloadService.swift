@@ -19,6 +19,8 @@ public final class SettingsReloadService: Service, Sendable {
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let current: Mutex<DaemonSettings>
+    /// The fleet settings of a host that joined a fleet, which a reload replaces too.
+    private let fleet: FleetConfiguration?
 
     /// Creates the service.
     /// - Parameters:
@@ -27,9 +29,18 @@ public final class SettingsReloadService: Service, Sendable {
     ///   - server: The server the new settings are applied to.
     ///   - notifier: Where `RELOADING=1` and `READY=1` go.
     ///   - logger: Where the changes and refusals are logged.
-    public init(
+    public convenience init(
         settings: DaemonSettings, paths: StorePaths, server: DaemonServer, notifier: SystemdNotifier, logger: Logger
     ) {
+        self.init(settings: settings, paths: paths, server: server, notifier: notifier, logger: logger, fleet: nil)
+    }
+
+    /// Creates the service of a daemon that joined a fleet, whose settings `fleet` holds.
+    init(
+        settings: DaemonSettings, paths: StorePaths, server: DaemonServer, notifier: SystemdNotifier, logger: Logger,
+        fleet: FleetConfiguration?
+    ) {
+        self.fleet = fleet
         self.current = Mutex(settings)
         self.paths = paths
         self.server = server
@@ -72,8 +83,9 @@ public final class SettingsReloadService: Service, Sendable {
             return old
         }
         let changes = loaded.changes(from: old)
+        let fleetChanged = reloadFleet(loaded)
         guard !changes.isEmpty else {
-            logger.info("settings reloaded: nothing changed")
+            if !fleetChanged { logger.info("settings reloaded: nothing changed") }
             return old
         }
         for change in changes {
@@ -86,6 +98,36 @@ public final class SettingsReloadService: Service, Sendable {
         server.apply(applied)
         PrefsLogging.setLogLevel(applied.logLevel)
         return applied
+    }
+}
+
+extension SettingsReloadService {
+    /// Replaces the fleet settings when they changed and can be used, logging each change.
+    /// - Returns: Whether anything about the fleet was logged.
+    private func reloadFleet(_ loaded: DaemonSettings) -> Bool {
+        guard let fleet else {
+            if loaded.fleet != nil {
+                logger.notice("fleet settings found: joining a fleet takes effect at the next start")
+                return true
+            }
+            return false
+        }
+        guard loaded.fleetErrors.isEmpty else {
+            for error in loaded.fleetErrors {
+                logger.error("fleet reload refused: \(error); the fleet settings in force are kept")
+            }
+            return true
+        }
+        guard let settings = loaded.fleet else {
+            logger.notice("the fleet settings are gone: leaving the fleet takes effect at the next start")
+            return true
+        }
+        let changes = fleet.replace(with: settings)
+        for change in changes.applied { logger.notice("setting changed: \(change)") }
+        for change in changes.atNextStart {
+            logger.notice("setting changed: \(change) (takes effect at the next start)")
+        }
+        return !changes.applied.isEmpty || !changes.atNextStart.isEmpty
     }
 }
 

@@ -65,11 +65,11 @@ package struct FleetMirror: Sendable {
     /// The directories (the fleet cache is ``StorePaths/fleetDirectory``).
     package let paths: StorePaths
     /// The key layout.
-    package let layout: FleetKeyLayout
+    package private(set) var layout: FleetKeyLayout
     /// The groups this host belongs to, the first winning over the later ones.
-    package let groups: [String]
+    package private(set) var groups: [String]
     /// The limits values are checked against.
-    package let limits: Limits
+    package private(set) var limits: Limits
     /// The entries that target this host, by etcd key.
     package private(set) var entries: [String: Entry] = [:]
     /// The last etcd revision applied (0: none yet).
@@ -102,6 +102,15 @@ package struct FleetMirror: Sendable {
         self.groups = groups
         self.limits = limits
         self.cache = FleetCache(paths: paths, directory: directory)
+    }
+
+    /// Takes the key layout, groups and value limit of reloaded settings. The entries and files stay as they are
+    /// until the next ``replaceAll(with:revision:)``, which the caller makes next: it keeps only the keys that
+    /// target the host now and lays them over each other in the new order.
+    package mutating func reconfigure(layout: FleetKeyLayout, groups: [String], maxValueBytes: Int) {
+        self.layout = layout
+        self.groups = groups
+        limits.maxValueBytes = maxValueBytes
     }
 
     /// Creates the cache directory when it is missing and reads the state an earlier run left (the state file and

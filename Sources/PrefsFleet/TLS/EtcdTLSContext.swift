@@ -9,6 +9,9 @@ package final class EtcdTLSContext: @unchecked Sendable {
     package let configuration: EtcdTLSConfiguration
     /// The `SSL_CTX`.
     let context: OpaquePointer
+    /// A digest of the files' contents as read (64-bit FNV-1a): a reload compares it to tell renewed certificates
+    /// at the same paths from unchanged ones.
+    package let fingerprint: UInt64
 
     /// The largest certificate or key file read: the system's whole CA bundle is about 200 KB.
     static let maxFileBytes = 4 << 20
@@ -32,6 +35,12 @@ package final class EtcdTLSContext: @unchecked Sendable {
         let certificate = try read(configuration.certificateFile, "TLS certificate file", isSecret: false)
         let key = try read(configuration.keyFile, "TLS key file", isSecret: true)
         self.configuration = configuration
+        var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+        for file in [trusted, certificate, key] {
+            for byte in file?.bytes ?? [] { digest = (digest ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            digest = (digest ^ 0xff) &* 0x0000_0100_0000_01b3  // Where one file ends and the next begins.
+        }
+        self.fingerprint = digest
         self.context = try OpenSSL.makeClientContext(trusted: trusted, certificate: certificate, key: key)
     }
 
