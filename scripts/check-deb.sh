@@ -66,6 +66,10 @@ expected=(
     "-rw-r--r-- usr/share/doc/preferences/copyright"
     "-rw-r--r-- usr/share/doc/preferences/changelog.Debian.gz"
     "-rw-r--r-- usr/share/lintian/overrides/preferences"
+    # The administrator's layers exist from the start, so that every store watches them: a forced file put there
+    # later reaches running programs (a directory created after a store started would not be watched).
+    "drwxr-xr-x etc/preferences/"
+    "drwxr-xr-x etc/preferences/forced/"
 )
 tools=(prefsd defaults plutil)
 # plutil and defaults-fleet are links to defaults and prefsd (each is that executable run by another name), unless

@@ -285,6 +285,28 @@ else
     fail "socket activation: prefsd.service $service_before -> $service_after, read back '$read_back'"
 fi
 
+# The package made /etc/preferences/forced, so the running prefsd watches it: a policy an administrator puts there
+# now reaches what the user's programs read without a restart, and taking it away gives the user's value back.
+in_root sh -c 'mkdir -p /etc/preferences/forced && printf "{ Greeting = admin; }\n" > /etc/preferences/forced/com.example.SystemTest.plist'
+forced_read=""
+for _ in $(seq 50); do
+    forced_read="$(as_user defaults explain com.example.SystemTest Greeting 2>&1 || true)"
+    [[ "$forced_read" == "Greeting = admin from forced com.example.SystemTest "* ]] && break
+    sleep 0.1
+done
+in_root rm /etc/preferences/forced/com.example.SystemTest.plist
+user_read=""
+for _ in $(seq 50); do
+    user_read="$(as_user defaults explain com.example.SystemTest Greeting 2>&1 || true)"
+    [[ "$user_read" == "Greeting = hello from user com.example.SystemTest "* ]] && break
+    sleep 0.1
+done
+if [[ "$forced_read" == "Greeting = admin from forced "* ]] && [[ "$user_read" == "Greeting = hello from user "* ]]; then
+    pass "a forced file put in /etc/preferences/forced while prefsd runs is in effect at once; removed, the user's value is back"
+else
+    fail "forced file while prefsd runs: explain said '$forced_read' with it, '$user_read' after its removal"
+fi
+
 # ---------------------------------------------------------------------------------------------------------------
 section "READY and STATUS"
 status_text="$(as_user systemctl --user show -P StatusText prefsd.service)"
