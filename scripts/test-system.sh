@@ -287,20 +287,20 @@ fi
 
 # The package made /etc/preferences/forced, so the running prefsd watches it: a policy an administrator puts there
 # now reaches what the user's programs read without a restart, and taking it away gives the user's value back.
+# explain_until PREFIX: how the user's defaults explains Greeting, once that begins with PREFIX (or after 5 s).
+explain_until() {
+    local said=""
+    for _ in $(seq 50); do
+        said="$(as_user defaults explain com.example.SystemTest Greeting 2>&1 || true)"
+        [[ "$said" == "$1"* ]] && break
+        sleep 0.1
+    done
+    printf '%s' "$said"
+}
 in_root sh -c 'mkdir -p /etc/preferences/forced && printf "{ Greeting = admin; }\n" > /etc/preferences/forced/com.example.SystemTest.plist'
-forced_read=""
-for _ in $(seq 50); do
-    forced_read="$(as_user defaults explain com.example.SystemTest Greeting 2>&1 || true)"
-    [[ "$forced_read" == "Greeting = admin from forced com.example.SystemTest "* ]] && break
-    sleep 0.1
-done
+forced_read="$(explain_until "Greeting = admin from forced com.example.SystemTest ")"
 in_root rm /etc/preferences/forced/com.example.SystemTest.plist
-user_read=""
-for _ in $(seq 50); do
-    user_read="$(as_user defaults explain com.example.SystemTest Greeting 2>&1 || true)"
-    [[ "$user_read" == "Greeting = hello from user com.example.SystemTest "* ]] && break
-    sleep 0.1
-done
+user_read="$(explain_until "Greeting = hello from user com.example.SystemTest ")"
 if [[ "$forced_read" == "Greeting = admin from forced "* ]] && [[ "$user_read" == "Greeting = hello from user "* ]]; then
     pass "a forced file put in /etc/preferences/forced while prefsd runs is in effect at once; removed, the user's value is back"
 else
