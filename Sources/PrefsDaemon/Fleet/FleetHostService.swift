@@ -30,8 +30,7 @@ struct FleetHostService: Service {
                 let generation = configuration.changes.generation
                 let settings = registration.settings
                 await self.loop(
-                    client: registration.client, settings: settings, key: settings.layout.hostKey(machineID: machineID),
-                    registration: registration, until: generation)
+                    key: settings.layout.hostKey(machineID: machineID), registration: registration, until: generation)
                 guard !Task.isCancelled else { break }
                 // Reloaded settings: the same lease serves the same cluster, key and TTL; otherwise the host leaves
                 // the old registry entry now rather than when it would expire, and registers anew.
@@ -52,10 +51,9 @@ struct FleetHostService: Service {
             client: registration.client, key: registration.settings.layout.hostKey(machineID: machineID), registration)
     }
 
+    /// The registry's client: its requests must end well within a lease's renewal period.
     fileprivate static func client(_ settings: FleetSettings) -> EtcdClient {
-        EtcdClient(
-            endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls,
-            requestTimeout: .seconds(min(5, max(1, settings.hostTTL / 3))))
+        settings.client(requestTimeout: .seconds(min(5, max(1, settings.hostTTL / 3))))
     }
 
     /// Revokes the registration's lease, if it has one, so that its entry goes at once.
@@ -77,6 +75,7 @@ struct FleetHostService: Service {
         // Only the service's task touches it: the loop, then run() after the loop has returned.
         var lease: EtcdLease?
         var written: FleetHostRecord?
+        var lastProblem: String?
         /// When this prefsd first registered: a reload does not change it.
         let registeredDate = POSIX.currentTimeSince1970()
         /// The settings registered with, and the client made from them.
@@ -87,15 +86,13 @@ struct FleetHostService: Service {
             self.settings = settings
             self.client = FleetHostService.client(settings)
         }
-        var lastProblem: String?
     }
 
     /// Registers and renews until the task is cancelled or the settings are replaced (their generation is no longer
     /// `settingsGeneration`).
-    private func loop(
-        client: EtcdClient, settings: FleetSettings, key: String, registration: Registration,
-        until settingsGeneration: UInt64
-    ) async {
+    private func loop(key: String, registration: Registration, until settingsGeneration: UInt64) async {
+        let client = registration.client
+        let settings = registration.settings
         let registeredDate = registration.registeredDate
         let renewal = Duration.seconds(settings.hostTTL) / 3
         var nextRenewal = ContinuousClock.now

@@ -62,7 +62,7 @@ struct FleetService: Service {
         prepared.writer = writer
         let mirror = Replica(prepared)
         let settings = settings
-        let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
+        let client = settings.client()
         let revision = mirror.state.withLock { $0.revision }
         let machineIDSource =
             POSIX.environmentVariable("PREFERENCES_MACHINE_ID") == nil
@@ -97,7 +97,7 @@ struct FleetService: Service {
                 generation = configuration.changes.generation
                 let settings = settings
                 let previous = client
-                client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
+                client = settings.client()
                 // Another cluster, prefix, set of groups or limit: what the host holds is read again whole.
                 let rereads = mirror.state.withLock { mirror in
                     defer {

@@ -48,6 +48,13 @@ package struct FleetSettings: Sendable, Equatable {
     /// How often the member serving the watch is asked whether it is alive and has a leader.
     package var watchCheckInterval: Duration = .seconds(10)
 
+    /// A client of the cluster with these endpoints, credentials and TLS files: every service of the fleet connects
+    /// through one made here, so that none of them leaves out a part of the settings.
+    /// - Parameter requestTimeout: How long a unary request may take.
+    package func client(requestTimeout: Duration = .seconds(5)) -> EtcdClient {
+        EtcdClient(endpoints: endpoints, credentials: credentials, tls: tls, requestTimeout: requestTimeout)
+    }
+
     /// Reads the fleet settings from the `prefsd` domain's values.
     /// - Parameters:
     ///   - values: The effective values.

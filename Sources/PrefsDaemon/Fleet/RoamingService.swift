@@ -62,7 +62,7 @@ struct RoamingService: Service {
             }
         }
         defer { for token in tokens { token.cancel() } }
-        let client = EtcdClient(endpoints: settings.endpoints, credentials: settings.credentials, tls: settings.tls)
+        let client = settings.client()
         logger.info(
             "roaming",
             metadata: [
