@@ -192,12 +192,24 @@ struct PrefsdAbuseTests {
         #expect(used < 0.3)
         // The reserve is 8 (DaemonServer.spareDescriptorCount); at least half of it free leaves room for transients.
         #expect(fewestOpen <= 48 - 4, "prefsd gave back too few of its reserve of 8 descriptors")
-        // Descriptors free again: the connections waiting in the backlog, and a new one, are served.
+        // Descriptors free again: the connections waiting in the backlog, and new ones, are served. The newcomers
+        // queue behind the closed ones, so accepting them can run out of descriptors again while some newcomers are
+        // being set up: none of those may be lost.
         connections.removeAll()
+        var newcomers: [WireTestConnection?] = []
         do {
-            let newcomer = try WireTestConnection(path: home.socketPath)
-            try newcomer.hello()
-            #expect(try newcomer.call(.synchronize).isSuccess)
+            for _ in 0..<24 { newcomers.append(try WireTestConnection(path: home.socketPath)) }
+            for newcomer in newcomers { try newcomer?.send(.hello(WireHello(client: "tests"))) }
+            // Each closes once answered, so that those still waiting in the backlog find descriptors free.
+            for index in newcomers.indices {
+                if case .failure(let error) = try newcomers[index]?.receiveReply().outcome {
+                    Issue.record("newcomer \(index) was refused: \(error)")
+                }
+                newcomers[index] = nil
+            }
+            let last = try WireTestConnection(path: home.socketPath)
+            try last.hello()
+            #expect(try last.call(.synchronize).isSuccess)
         } catch {
             Issue.record("no answer once descriptors were free: \(error); prefsd: \(daemon.standardError)")
         }

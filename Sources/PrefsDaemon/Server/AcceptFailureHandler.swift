@@ -6,7 +6,8 @@ import NIOCore
 ///
 /// NIO leaves such a listening socket registered for reading after the failed `accept`, so the event loop would
 /// try again at once, forever, at 100 % of a core (NIO's `AcceptBackoffHandler` cannot help: the failed accept
-/// leaves its read pending, so no new read is asked for).
+/// leaves its read pending, so no new read is asked for). The server turns the channel's `autoRead` off instead,
+/// which takes the socket out of the read interest, and on again after a pause.
 final class AcceptFailureHandler: ChannelInboundHandler {
     typealias InboundIn = any Channel
 

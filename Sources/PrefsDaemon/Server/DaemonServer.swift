@@ -257,8 +257,7 @@ public final class DaemonServer: Service, Sendable {
     }
 
     /// Starts serving a listening descriptor (systemd's, or the one the server bound); NIO gets a duplicate, so the
-    /// original stays open for as long as the daemon runs (an idle exit, or descriptors running out, may stop
-    /// listening and start again).
+    /// original stays open for as long as the daemon runs (an idle exit may stop listening and start again).
     private func listen(adopting descriptor: Int32) async throws {
         let copy: Int32
         do {
@@ -284,6 +283,11 @@ public final class DaemonServer: Service, Sendable {
 
     /// An accept failed for want of descriptors or memory: stops accepting (the listening socket stays open, and
     /// connections wait in its backlog), logs it at most once a minute, and accepts again after ``acceptPause``.
+    ///
+    /// Accepting stops by turning the listening channel's `autoRead` off, which takes its socket out of the event
+    /// loop's read interest; the channel itself stays open. Closing it instead would lose connections: those accepted
+    /// in the same read whose set-up is still under way on another event loop are closed by NIO's accept handler when
+    /// it finds its channel closed.
     private func acceptFailed(_ error: any Error, on channel: any Channel) {
         let (pause, log) = state.withLock { state -> (Bool, Bool) in
             let now = ContinuousClock.now
@@ -303,9 +307,14 @@ public final class DaemonServer: Service, Sendable {
         }
         guard pause else { return }
         releaseSpareDescriptors()
-        channel.close(promise: nil)
+        do {
+            try channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+        } catch {
+            // Only a closed channel refuses the option, and a closed channel accepts nothing either.
+            logger.debug("cannot pause accepting", metadata: ["error": "\(error)"])
+        }
         channel.eventLoop.scheduleTask(in: Self.acceptPause) { [self] in
-            Task { await self.resumeAccepting() }
+            self.resumeAccepting(on: channel)
         }
     }
 
@@ -339,21 +348,26 @@ public final class DaemonServer: Service, Sendable {
         for descriptor in previous { POSIX.closeDescriptor(descriptor) }
     }
 
-    /// Serves the listening socket again after an accept pause; tries again later when that fails too.
-    private func resumeAccepting() async {
-        guard let descriptor = state.withLock({ $0.isStopping ? nil : $0.listeningDescriptor }) else { return }
-        // Not while descriptors are this short: the accepts would take the last ones again.
-        if fillSpareDescriptors() {
-            do {
-                try await listen(adopting: descriptor)
-                state.withLock { $0.acceptPaused = false }
-                return
-            } catch {
-                releaseSpareDescriptors()
-            }
+    /// Accepts again after an accept pause, once the reserve of descriptors can be filled; tries again after
+    /// ``acceptPause`` while it cannot. Runs on the listening channel's event loop.
+    private func resumeAccepting(on channel: any Channel) {
+        let current = state.withLock { !$0.isStopping && $0.serverChannel === channel }
+        guard current, channel.isActive else {
+            state.withLock { $0.acceptPaused = false }
+            return
         }
-        group.next().scheduleTask(in: Self.acceptPause) { [self] in
-            Task { await self.resumeAccepting() }
+        // Not while descriptors are this short: the accepts would take the last ones again.
+        guard fillSpareDescriptors() else {
+            channel.eventLoop.scheduleTask(in: Self.acceptPause) { [self] in
+                self.resumeAccepting(on: channel)
+            }
+            return
+        }
+        state.withLock { $0.acceptPaused = false }
+        do {
+            try channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        } catch {
+            logger.debug("cannot resume accepting", metadata: ["error": "\(error)"])
         }
     }
 
