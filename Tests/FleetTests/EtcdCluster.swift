@@ -28,13 +28,20 @@ final class EtcdCluster: @unchecked Sendable {
     /// them through a veth pair; they advertise loopback all the same.
     private let listensOnAllAddresses: Bool
 
+    /// The network namespace the last member runs in, cut off from the others with it by
+    /// ``NetworkNamespace/partition()``; `nil` when every member runs on loopback.
+    let isolatedMemberNamespace: NetworkNamespace?
+
+    /// - Parameter isolatedMemberNamespace: Where the last member runs: its peers and clients reach it at the
+    ///   namespace's inner address, and it reaches the others at its outer one (members outside listen there).
     init(
         size: Int = 3, extraArguments: [String] = [], certificates: TestCertificates? = nil,
-        listensOnAllAddresses: Bool = false
+        listensOnAllAddresses: Bool = false, isolatedMemberNamespace: NetworkNamespace? = nil
     ) throws {
         self.extraArguments = extraArguments
         self.certificates = certificates
         self.listensOnAllAddresses = listensOnAllAddresses
+        self.isolatedMemberNamespace = isolatedMemberNamespace
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw TestFailure("\(Self.executable) is missing: install etcd-server (scripts/install-deps.sh)")
         }
@@ -52,24 +59,39 @@ final class EtcdCluster: @unchecked Sendable {
     }
 
     /// The client URLs, `http://127.0.0.1:<port>` (`https://` with TLS).
-    var endpoints: [String] { clientPorts.map { "\(certificates == nil ? "http" : "https")://127.0.0.1:\($0)" } }
+    var endpoints: [String] {
+        clientPorts.indices.map { "\(certificates == nil ? "http" : "https")://\(address(of: $0)):\(clientPorts[$0])" }
+    }
+
+    /// Where member `index` listens: loopback, or with an isolated member, the namespace's inner address for that
+    /// member and its outer one for the others.
+    private func address(of index: Int) -> String {
+        guard let namespace = isolatedMemberNamespace else { return "127.0.0.1" }
+        return index == clientPorts.count - 1 ? namespace.innerAddress : namespace.outerAddress
+    }
 
     /// Starts (or restarts, keeping its data) member `index`.
     func start(_ index: Int) throws {
-        let cluster = peerPorts.indices.map { "m\($0)=http://127.0.0.1:\(peerPorts[$0])" }.joined(separator: ",")
+        let peerURLs = peerPorts.indices.map { "http://\(address(of: $0)):\(peerPorts[$0])" }
+        let cluster = peerURLs.indices.map { "m\($0)=\(peerURLs[$0])" }.joined(separator: ",")
         let arguments =
             [
                 "--name", "m\(index)", "--data-dir", directory.file("m\(index)"),
                 "--listen-client-urls",
                 listensOnAllAddresses ? "http://0.0.0.0:\(clientPorts[index])" : endpoints[index],
                 "--advertise-client-urls", endpoints[index],
-                "--listen-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
-                "--initial-advertise-peer-urls", "http://127.0.0.1:\(peerPorts[index])",
+                "--listen-peer-urls", peerURLs[index], "--initial-advertise-peer-urls", peerURLs[index],
                 "--initial-cluster", cluster, "--initial-cluster-token", token, "--initial-cluster-state", "new",
                 "--heartbeat-interval", "50", "--election-timeout", "500", "--logger", "zap", "--log-level", "error",
             ] + tlsArguments + extraArguments
-        members[index] = try SpawnedProcess(
-            Self.executable, arguments, environment: [:], logDirectory: directory.path)
+        if let namespace = isolatedMemberNamespace, index == members.count - 1 {
+            members[index] = try SpawnedProcess(
+                NetworkNamespace.ip, ["netns", "exec", namespace.name, Self.executable] + arguments, environment: [:],
+                logDirectory: directory.path)
+        } else {
+            members[index] = try SpawnedProcess(
+                Self.executable, arguments, environment: [:], logDirectory: directory.path)
+        }
     }
 
     /// The members' TLS options: their certificate, and client certificates required and checked against the CA.

@@ -25,6 +25,8 @@ final class NetworkNamespace: @unchecked Sendable {
     let outerLink: String
     /// The address of ``outerLink``: what the host inside connects to.
     let outerAddress: String
+    /// The address of the veth end inside: what reaches a server inside from the test's namespace.
+    let innerAddress: String
 
     init() throws {
         let tag = String(format: "%06x", UInt32.random(in: 0...0xff_ffff))
@@ -34,7 +36,7 @@ final class NetworkNamespace: @unchecked Sendable {
         // 10.213.0.0/16 in /30s: the outer end .1, the inner end .2 of one of 16,384 subnets.
         let subnet = Int.random(in: 0..<16_384) * 4
         outerAddress = "10.213.\(subnet / 256).\(subnet % 256 + 1)"
-        let innerAddress = "10.213.\(subnet / 256).\(subnet % 256 + 2)"
+        innerAddress = "10.213.\(subnet / 256).\(subnet % 256 + 2)"
         try Self.run(["netns", "add", name])
         do {
             try Self.run(["link", "add", outerLink, "type", "veth", "peer", "name", innerLink])
