@@ -17,7 +17,8 @@ set -euo pipefail
 # python3-wheel-whl let clients/python/run-tests.sh build and install the Python client offline;
 # gnustep-base-runtime is GNUstep's own `defaults`, which writes the files the `defaults migrate` tests adopt;
 # etcd-server and etcd-client run the three-member cluster the fleet tests start, iproute2 the network namespaces of
-# their partition tests (docs/FLEET.md); gcc and libc6-dev build libpreferences (clients/c), libglib2.0-dev its GIO
+# their partition tests (docs/FLEET.md), iptables (its iptables-legacy) the netfilter queue that gives a namespace's
+# link its latency and loss; gcc and libc6-dev build libpreferences (clients/c), libglib2.0-dev its GIO
 # module, and the GSettings tests run the real gsettings (libglib2.0-bin) on real schemas (gsettings-desktop-schemas)
 # beside a real dconf (dconf-cli, dconf-service, dconf-gsettings-backend, on a dbus session bus), timed with hyperfine
 # and GNU time; libncurses-dev builds the terminal browser (defaults browse), whose tests run it in a real terminal,
@@ -25,7 +26,7 @@ set -euo pipefail
 packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-dev libssl-dev openssl systemd python3
     python3-venv python3-wheel-whl util-linux valgrind binutils dpkg-dev debhelper dh-python pybuild-plugin-pyproject
     python3-all python3-setuptools python3-wheel bash-completion file man-db lintian gnustep-base-runtime etcd-server
-    etcd-client iproute2 gcc libc6-dev libglib2.0-dev libglib2.0-bin gsettings-desktop-schemas dconf-cli dconf-service
+    etcd-client iproute2 iptables gcc libc6-dev libglib2.0-dev libglib2.0-bin gsettings-desktop-schemas dconf-cli dconf-service
     dconf-gsettings-backend dbus hyperfine time libncurses-dev tmux)
 case "${1:-}" in
     --bench) packages+=(redis-server redis-tools) ;;

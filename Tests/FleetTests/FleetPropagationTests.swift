@@ -17,52 +17,14 @@ import Testing
     static let hostCount = 10
     static let changeCount = 200
 
-    /// When each host's subscriber saw each value of `Step`, and any value that came after a later one.
-    final class Arrivals: Sendable {
-        private struct State {
-            var seen: [[Int64: ContinuousClock.Instant]] = Array(repeating: [:], count: hostCount)
-            var outOfOrder: [String] = []
-        }
-        private let state = Mutex(State())
-
-        func record(host: Int, step: Int64, at instant: ContinuousClock.Instant) {
-            state.withLock { state in
-                if let latest = state.seen[host].keys.max(), step <= latest {
-                    state.outOfOrder.append("host \(host): \(step) after \(latest)")
-                }
-                state.seen[host][step] = instant
-            }
-        }
-
-        func instant(host: Int, step: Int64) -> ContinuousClock.Instant? { state.withLock { $0.seen[host][step] } }
-        func count(host: Int) -> Int { state.withLock { $0.seen[host].count } }
-        var outOfOrder: [String] { state.withLock { $0.outOfOrder } }
-    }
-
     @Test func everyManagedChangeReachesTenHostsInOrder() throws {
         let cluster = try EtcdCluster()
         let hosts = try (0..<Self.hostCount).map { _ in try FleetHost(settings: FleetHost.settings(cluster)) }
         for host in hosts { try host.start() }
 
-        let arrivals = Arrivals()
-        var clients: [PrefsBlockingClient] = []
-        var subscriptions: [PrefsBlockingClient.Subscription] = []
+        let arrivals = PropagationArrivals(hostCount: Self.hostCount)
+        let subscriptions = try arrivals.subscribe(hosts, app: app)
         defer { for subscription in subscriptions { subscription.cancel() } }
-        for (index, host) in hosts.enumerated() {
-            let client = try PrefsBlockingClient(socketPath: host.socketPath, clientName: "propagation \(index)")
-            clients.append(client)
-            let filter = WireSubscriptionFilter(.effective(WireSearchList(app: app)), keys: .key("Step"))
-            subscriptions.append(
-                try client.subscribe(filter) { event in
-                    guard case .changes(let changes, _)? = event else { return }
-                    let now = ContinuousClock.now
-                    for change in changes {
-                        if case .integer(let step)? = change.new, let value = step.int64Value {
-                            arrivals.record(host: index, step: value, at: now)
-                        }
-                    }
-                })
-        }
 
         let environment = ["PREFERENCES_FLEET_ENDPOINTS": cluster.endpoints.joined(separator: ",")]
         var latencies: [Duration] = []
@@ -74,9 +36,7 @@ import Testing
                 ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"], environment: environment)
             guard result.status == 0 else { throw TestFailure("defaults fleet write Step \(step): \(result)") }
             writeDurations.append(ContinuousClock.now - started)
-            try waitUntil("step \(step) on every host", timeout: .seconds(20)) {
-                (0..<Self.hostCount).allSatisfy { arrivals.instant(host: $0, step: step) != nil }
-            }
+            try waitUntil("step \(step) on every host", timeout: .seconds(20)) { arrivals.everyHostHas(step) }
             for host in 0..<Self.hostCount {
                 if let arrived = arrivals.instant(host: host, step: step) { latencies.append(arrived - started) }
             }
@@ -91,19 +51,11 @@ import Testing
         }
         #expect(latencies.count == Self.hostCount * Self.changeCount)
 
-        let sorted = latencies.sorted()
-        let writes = writeDurations.sorted()
-        func percentile(_ values: [Duration], _ fraction: Double) -> String {
-            let index = min(values.count - 1, Int((Double(values.count) * fraction).rounded(.up)) - 1)
-            let milliseconds =
-                Double(values[max(0, index)].components.attoseconds) / 1e15
-                + Double(values[max(0, index)].components.seconds) * 1000
-            return String(format: "%.1f ms", milliseconds)
-        }
+        let percentile = PropagationArrivals.percentile
         print(
             "fleet propagation, \(Self.changeCount) changes to \(Self.hostCount) hosts (\(latencies.count) events), "
-                + "from the start of `defaults fleet write` to each host's subscriber: p50 \(percentile(sorted, 0.5)), "
-                + "p99 \(percentile(sorted, 0.99)), max \(percentile(sorted, 1)); the command alone: p50 "
-                + "\(percentile(writes, 0.5)), p99 \(percentile(writes, 0.99))")
+                + "from the start of `defaults fleet write` to each host's subscriber: p50 \(percentile(latencies, 0.5)), "
+                + "p99 \(percentile(latencies, 0.99)), max \(percentile(latencies, 1)); the command alone: p50 "
+                + "\(percentile(writeDurations, 0.5)), p99 \(percentile(writeDurations, 0.99))")
     }
 }

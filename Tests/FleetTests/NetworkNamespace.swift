@@ -23,6 +23,8 @@ final class NetworkNamespace: @unchecked Sendable {
     let name: String
     /// The veth end in the test's namespace.
     let outerLink: String
+    /// The veth end inside the namespace.
+    let innerLink: String
     /// The address of ``outerLink``: what the host inside connects to.
     let outerAddress: String
     /// The address of the veth end inside: what reaches a server inside from the test's namespace.
@@ -32,7 +34,7 @@ final class NetworkNamespace: @unchecked Sendable {
         let tag = String(format: "%06x", UInt32.random(in: 0...0xff_ffff))
         name = "prefs-\(tag)"
         outerLink = "pv\(tag)o"
-        let innerLink = "pv\(tag)i"
+        innerLink = "pv\(tag)i"
         // 10.213.0.0/16 in /30s: the outer end .1, the inner end .2 of one of 16,384 subnets.
         let subnet = Int.random(in: 0..<16_384) * 4
         outerAddress = "10.213.\(subnet / 256).\(subnet % 256 + 1)"
@@ -64,6 +66,11 @@ final class NetworkNamespace: @unchecked Sendable {
         // Deleting the namespace deletes the inner end, and with it the pair.
         _ = try? Self.run(["netns", "delete", name])
         _ = try? Self.run(["link", "delete", outerLink])
+    }
+
+    /// Runs `arguments` inside the namespace (`ip netns exec`).
+    func run(_ arguments: [String]) throws {
+        try Self.run(["netns", "exec", name] + arguments)
     }
 
     private static func run(_ arguments: [String]) throws {
