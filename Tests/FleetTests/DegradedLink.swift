@@ -37,7 +37,10 @@ final class DegradedLink: @unchecked Sendable {
         let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
         process = try SpawnedProcess(
             NetworkNamespace.ip,
-            ["netns", "exec", namespace.name, "/usr/bin/python3", "-c", Self.program, "\(queue)", "\(seconds)", "\(loss)"],
+            [
+                "netns", "exec", namespace.name, "/usr/bin/python3", "-c", Self.program, "\(queue)", "\(seconds)",
+                "\(loss)",
+            ],
             environment: [:], logDirectory: directory.path)
         do {
             try waitUntil("the packet queue to be bound", timeout: .seconds(10)) {

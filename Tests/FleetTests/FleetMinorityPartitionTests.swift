@@ -53,7 +53,9 @@ extension FleetClusterTests {
         let healed = ContinuousClock.now
         try namespace.heal()
         try inside.waitForCached("forced", app, "Step", 4, timeout: .seconds(40))
-        print("minority partition: the host beside the isolated member had the changes \(ContinuousClock.now - healed) after healing")
+        print(
+            "minority partition: the host beside the isolated member had the changes \(ContinuousClock.now - healed) after healing"
+        )
         try waitUntil("the host inside connected again: \(status)", timeout: .seconds(30)) {
             status = try Self.status(of: inside)
             return status.hasPrefix("state: connected\n")
