@@ -89,116 +89,103 @@ struct FleetService: Service {
 
     private func loop(client initialClient: EtcdClient, mirror: Replica) async {
         var client = initialClient
-        var pause = Self.backoff.first
-        var needsFullRead = mirror.state.withLock { $0.revision == 0 }
         var generation = configuration.changes.generation
-        while !Task.isCancelled {
-            if configuration.changes.generation != generation {
-                generation = configuration.changes.generation
-                let settings = settings
-                let previous = client
-                client = settings.client()
-                // Another cluster, prefix, set of groups or limit: what the host holds is read again whole.
-                let rereads = mirror.state.withLock { mirror in
-                    defer {
-                        mirror.reconfigure(
-                            layout: settings.layout, groups: settings.groups, maxValueBytes: settings.maxValueBytes)
+        // The settings' generation each round started with, for the task beside its watch that waits for a reload.
+        let roundGeneration = Atomic<UInt64>(generation)
+        let applied = mirror.state.withLock { $0.revision }
+        await EtcdPrefixFollower(backoff: Self.backoff).follow(
+            from: applied == 0 ? nil : applied,
+            round: { _ in
+                var reloaded = false
+                var readsAgain = false
+                if configuration.changes.generation != generation {
+                    generation = configuration.changes.generation
+                    let settings = settings
+                    let previous = client
+                    client = settings.client()
+                    // Another cluster, prefix, set of groups or limit: what the host holds is read again whole.
+                    let rereads = mirror.state.withLock { mirror in
+                        defer {
+                            mirror.reconfigure(
+                                layout: settings.layout, groups: settings.groups, maxValueBytes: settings.maxValueBytes)
+                        }
+                        return mirror.layout != settings.layout || mirror.groups != settings.groups
+                            || mirror.limits.maxValueBytes != settings.maxValueBytes
                     }
-                    return mirror.layout != settings.layout || mirror.groups != settings.groups
-                        || mirror.limits.maxValueBytes != settings.maxValueBytes
+                    readsAgain = rereads || client.endpoints != previous.endpoints
+                    reloaded = true
+                    board.reconfigured(hostName: settings.hostName, groups: settings.groups)
+                    logger.notice(
+                        "fleet settings reloaded; connecting again",
+                        metadata: [
+                            "endpoints": "\(settings.endpoints.map(\.description).joined(separator: ","))",
+                            "groups": "\(settings.groups.joined(separator: ","))", "full-read": "\(readsAgain)",
+                        ])
                 }
-                needsFullRead = needsFullRead || rereads || client.endpoints != previous.endpoints
-                board.reconfigured(hostName: settings.hostName, groups: settings.groups)
-                logger.notice(
-                    "fleet settings reloaded; connecting again",
-                    metadata: [
-                        "endpoints": "\(settings.endpoints.map(\.description).joined(separator: ","))",
-                        "groups": "\(settings.groups.joined(separator: ","))", "full-read": "\(needsFullRead)",
-                    ])
-                pause = Self.backoff.first
-            }
-            let endpoint = client.currentEndpoint
-            board.connecting(to: endpoint.description)
-            mirror.delivered.store(false, ordering: .relaxed)
-            do {
-                if needsFullRead {
-                    let result = try await client.range(prefix: settings.layout.managedPrefix)
-                    let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
-                        (try mirror.replaceAll(with: result.keyValues, revision: result.revision), mirror.revision)
-                    }
-                    log(refusals)
-                    board.knows(policyRevision: result.keyValues.map(\.modRevision).max() ?? 0)
-                    board.applied(applied, reported: result.revision, refused: refusals.count)
-                    needsFullRead = false
-                    logger.info(
-                        "read every managed domain",
-                        metadata: ["revision": "\(result.revision)", "keys": "\(result.keyValues.count)"])
-                    pause = Self.backoff.first
-                }
-                let start = mirror.state.withLock { $0.revision } + 1
+                roundGeneration.store(generation, ordering: .relaxed)
+                board.connecting(to: client.currentEndpoint.description)
+                return EtcdPrefixFollower.Round(
+                    client: client, prefix: settings.layout.managedPrefix, readsAgain: readsAgain,
+                    resetsPause: reloaded)
+            },
+            apply: { [self] update, endpoint in try self.apply(update, to: mirror, from: endpoint) },
+            beside: { [self, configuration] client, endpoint in
+                let generation = roundGeneration.load(ordering: .relaxed)
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { [client] in
-                        try await self.watch(client: client, mirror: mirror, from: start, on: endpoint)
-                    }
-                    group.addTask { [client] in
-                        try await self.checkLiveness(client: client, mirror: mirror, on: endpoint)
-                    }
-                    group.addTask { [configuration, generation] in
+                    group.addTask { try await self.checkLiveness(client: client, mirror: mirror, on: endpoint) }
+                    group.addTask {
                         await configuration.changes.wait(after: generation)
-                        throw Reloaded()
+                        throw EtcdPrefixFollower.Restart()
                     }
                     try await group.next()
                     group.cancelAll()
                 }
-            } catch is Reloaded {
-                continue
-            } catch let error as EtcdError where error.code == .compacted {  // From the watch, which throws untyped.
-                logger.notice("\(error.message); reading every managed domain again")
-                needsFullRead = true
-                continue
-            } catch {
-                if Task.isCancelled { return }
+            },
+            lost: { error, endpoint in
                 let revision = mirror.state.withLock { $0.revision }
                 logger.warning(
                     "fleet connection lost; serving the cached policy",
                     metadata: ["endpoint": "\(endpoint)", "error": "\(error)", "revision": "\(revision)"])
                 report("fleet: offline (\(error)), serving cached revision \(revision)")
                 board.failed("\(error)", endpoint: endpoint.description)
-            }
-            if mirror.delivered.load(ordering: .relaxed) { pause = Self.backoff.first }
-            client.advanceEndpoint()
+            },
+            compacted: { error in logger.notice("\(error.message); reading every managed domain again") },
             // A reload ends the pause: its settings may be what the connection lacked.
-            await configuration.changes.wait(after: generation, timeout: pause)
-            pause = min(pause * 2, Self.backoff.last)
-        }
+            pause: { wait in await configuration.changes.wait(after: generation, timeout: wait) })
     }
 
-    /// Watches the managed keys from `start` on `endpoint`, applying each batch, until the watch fails.
-    private func watch(client: EtcdClient, mirror: Replica, from start: Int64, on endpoint: EtcdEndpoint) async throws {
-        try await client.watch(prefix: settings.layout.managedPrefix, startRevision: start, endpoint: endpoint) {
-            message in
-            switch message {
-            case .created(let etcdRevision):
-                mirror.delivered.store(true, ordering: .relaxed)
-                let revision = mirror.state.withLock { $0.revision }
-                self.logger.info(
-                    "watching the managed domains", metadata: ["endpoint": "\(endpoint)", "from": "\(start)"])
-                self.report("fleet: connected to \(endpoint), revision \(revision)")
-                self.board.connected(to: endpoint.description, revision: etcdRevision)
-            case .events(let events, let revision):
-                let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
-                    (try mirror.apply(events, revision: revision), mirror.revision)
-                }
-                self.log(refusals)
-                // The changes' own revisions (a delete event's too): a catching-up watch's header carries the
-                // store's revision, which counts writes outside the managed keys.
-                self.board.knows(policyRevision: events.map(\.keyValue.modRevision).max() ?? 0)
-                self.board.applied(applied, reported: revision, refused: refusals.count)
-                self.logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
-                self.report("fleet: connected to \(endpoint), revision \(revision)")
-            case .progress(let revision):
-                self.board.heard(revision)
+    /// Applies what the follower read or the watch delivered to the mirror, and tells the status board and the log.
+    private func apply(_ update: EtcdPrefixFollower.Update, to mirror: Replica, from endpoint: EtcdEndpoint) throws {
+        switch update {
+        case .snapshot(let result):
+            let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
+                (try mirror.replaceAll(with: result.keyValues, revision: result.revision), mirror.revision)
             }
+            log(refusals)
+            board.knows(policyRevision: result.keyValues.map(\.modRevision).max() ?? 0)
+            board.applied(applied, reported: result.revision, refused: refusals.count)
+            logger.info(
+                "read every managed domain",
+                metadata: ["revision": "\(result.revision)", "keys": "\(result.keyValues.count)"])
+        case .watch(.created(let etcdRevision)):
+            let revision = mirror.state.withLock { $0.revision }
+            logger.info(
+                "watching the managed domains", metadata: ["endpoint": "\(endpoint)", "from": "\(revision + 1)"])
+            report("fleet: connected to \(endpoint), revision \(revision)")
+            board.connected(to: endpoint.description, revision: etcdRevision)
+        case .watch(.events(let events, let revision)):
+            let (refusals, applied) = try mirror.state.withLock { mirror throws(EtcdError) in
+                (try mirror.apply(events, revision: revision), mirror.revision)
+            }
+            log(refusals)
+            // The changes' own revisions (a delete event's too): a catching-up watch's header carries the store's
+            // revision, which counts writes outside the managed keys.
+            board.knows(policyRevision: events.map(\.keyValue.modRevision).max() ?? 0)
+            board.applied(applied, reported: revision, refused: refusals.count)
+            logger.debug("applied \(events.count) changes", metadata: ["revision": "\(revision)"])
+            report("fleet: connected to \(endpoint), revision \(revision)")
+        case .watch(.progress(let revision)):
+            board.heard(revision)
         }
     }
 
@@ -244,14 +231,9 @@ struct FleetService: Service {
         }
     }
 
-    /// Ends a watch when the settings were reloaded, so that the loop connects again with the new ones.
-    private struct Reloaded: Error {}
-
     /// The mirror, shared with the watch's handler.
     private final class Replica: Sendable {
         let state: Mutex<FleetMirror>
-        /// Whether the current watch was established (which resets the pause between reconnections).
-        let delivered = Atomic<Bool>(false)
 
         init(_ mirror: FleetMirror) {
             state = Mutex(mirror)

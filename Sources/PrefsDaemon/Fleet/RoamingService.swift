@@ -11,7 +11,7 @@ import Synchronization
 /// prefsd's group, present only when the fleet settings name roaming domains.
 ///
 /// Two tasks. The watch reads `<prefix>users/<user>/` once, then watches it, reconnecting with the same backoff as
-/// the managed domains; it hands each version of a roaming domain to the synchronizer. The synchronizer is the one
+/// the managed domains (the same `EtcdPrefixFollower`); it hands each version of a roaming domain to the synchronizer. The synchronizer is the one
 /// place that changes the replicas: it takes in local edits (the store's observation of each domain: `defaults`,
 /// clients, hand edits), merges etcd's versions into the local domain with an atomic update of the store, and
 /// pushes what is pending with a compare on the revision it was based on. A push that fails for want of etcd is
@@ -86,56 +86,35 @@ struct RoamingService: Service {
     /// Reads the user's roaming domains, then watches them, until cancelled.
     private func watch(client: EtcdClient, continuation: AsyncStream<Input>.Continuation) async {
         let prefix = settings.layout.roamingPrefix(user: settings.roamingUser)
-        var pause = FleetService.backoff.first
-        var revision: Int64?
-        while !Task.isCancelled {
-            let endpoint = client.currentEndpoint
-            let delivered = Atomic<Bool>(false)
-            let applied = Atomic<Int64>(revision ?? 0)
-            do {
-                if revision == nil {
-                    let result = try await client.range(prefix: prefix)
+        await EtcdPrefixFollower(backoff: FleetService.backoff).follow(
+            from: nil,
+            round: { _ in EtcdPrefixFollower.Round(client: client, prefix: prefix) },
+            apply: { [self] update, _ in
+                switch update {
+                case .snapshot(let result):
                     let found = Dictionary(result.keyValues.map { ($0.keyText, $0) }, uniquingKeysWith: { $1 })
                     for domain in settings.roamingDomains {
                         let key = settings.layout.roamingKey(user: settings.roamingUser, domain: domain)
                         continuation.yield(.remote(domain, found[key].map(version) ?? .absent))
                     }
-                    revision = result.revision
-                    applied.store(result.revision, ordering: .relaxed)
-                }
-                try await client.watch(prefix: prefix, startRevision: (revision ?? 0) + 1, endpoint: endpoint) {
-                    message in
-                    switch message {
-                    case .created:
-                        delivered.store(true, ordering: .relaxed)
-                        continuation.yield(.online)
-                    case .events(let events, let eventsRevision):
-                        for event in events {
-                            guard let domain = self.domain(ofKey: event.keyValue.keyText) else { continue }
-                            continuation.yield(
-                                .remote(domain, event.kind == .delete ? .absent : self.version(event.keyValue)))
-                        }
-                        applied.store(eventsRevision, ordering: .relaxed)
-                    case .progress:
-                        break
+                case .watch(.created):
+                    continuation.yield(.online)
+                case .watch(.events(let events, _)):
+                    for event in events {
+                        guard let domain = domain(ofKey: event.keyValue.keyText) else { continue }
+                        continuation.yield(.remote(domain, event.kind == .delete ? .absent : version(event.keyValue)))
                     }
+                case .watch(.progress):
+                    break
                 }
-            } catch let error as EtcdError where error.code == .compacted {
-                logger.notice("\(error.message); reading the roaming domains again")
-                revision = nil
-                continue
-            } catch {
-                if Task.isCancelled { return }
+            },
+            lost: { error, endpoint in
                 logger.warning(
                     "roaming watch lost; local changes wait until etcd is back",
                     metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
-            }
-            if revision != nil { revision = applied.load(ordering: .relaxed) }
-            if delivered.load(ordering: .relaxed) { pause = FleetService.backoff.first }
-            client.advanceEndpoint()
-            do { try await Task.sleep(for: pause) } catch { return }
-            pause = min(pause * 2, FleetService.backoff.last)
-        }
+            },
+            compacted: { error in logger.notice("\(error.message); reading the roaming domains again") },
+            pause: { wait in try? await Task.sleep(for: wait) })
     }
 
     /// The roaming domain an etcd key names, when it is one of the configured ones.
