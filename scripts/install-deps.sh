@@ -3,7 +3,7 @@
 # Installs the Debian packages the build and the tests need, when they are missing. Idempotent.
 #
 #   scripts/install-deps.sh            the build, `make test` and `make deb`
-#   scripts/install-deps.sh --bench    and the benchmarks' peers
+#   scripts/install-deps.sh --bench    and the benchmarks' peers (and grpcio for fleet-scale.py's gRPC watchers)
 #   scripts/install-deps.sh --system   and debootstrap, for `make test-system`
 set -euo pipefail
 
@@ -29,7 +29,7 @@ packages=(pkg-config libxml2-dev libicu-dev zlib1g-dev liblzma-dev libsystemd-de
     etcd-client iproute2 iptables gcc libc6-dev libglib2.0-dev libglib2.0-bin gsettings-desktop-schemas dconf-cli dconf-service
     dconf-gsettings-backend dbus hyperfine time libncurses-dev tmux)
 case "${1:-}" in
-    --bench) packages+=(redis-server redis-tools) ;;
+    --bench) packages+=(redis-server redis-tools python3-grpcio) ;;
     --system) packages+=(debootstrap) ;;
 esac
 
