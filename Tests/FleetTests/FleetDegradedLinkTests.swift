@@ -33,19 +33,10 @@ import Testing
         let arrivals = PropagationArrivals(hostCount: Self.hostCount)
         let subscriptions = try arrivals.subscribe(hosts, app: app)
         defer { for subscription in subscriptions { subscription.cancel() } }
-        let environment = ["PREFERENCES_FLEET_ENDPOINTS": cluster.endpoints.joined(separator: ",")]
         var latencies: [Duration] = []
         for step in 1...Int64(Self.changeCount) {
-            let started = ContinuousClock.now
-            let result = try FleetHost.defaults.run(
-                ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"], environment: environment)
-            guard result.status == 0 else { throw TestFailure("defaults fleet write Step \(step): \(result)") }
-            try waitUntil("step \(step) on every host: \(hosts.map(\.log))", timeout: .seconds(40)) {
-                arrivals.everyHostHas(step)
-            }
-            for host in 0..<Self.hostCount {
-                if let arrived = arrivals.instant(host: host, step: step) { latencies.append(arrived - started) }
-            }
+            latencies += try arrivals.write(step, app: app, cluster: cluster, hosts: hosts, timeout: .seconds(40))
+                .arrivals
         }
 
         // The first change waits for the hosts' watches, made across the link: the rest are the steady state.

@@ -26,20 +26,13 @@ import Testing
         let subscriptions = try arrivals.subscribe(hosts, app: app)
         defer { for subscription in subscriptions { subscription.cancel() } }
 
-        let environment = ["PREFERENCES_FLEET_ENDPOINTS": cluster.endpoints.joined(separator: ",")]
         var latencies: [Duration] = []
         var writeDurations: [Duration] = []
         for step in 1...Int64(Self.changeCount) {
-            // From the start of the administrator's command: its own run is part of what a change costs.
-            let started = ContinuousClock.now
-            let result = try FleetHost.defaults.run(
-                ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"], environment: environment)
-            guard result.status == 0 else { throw TestFailure("defaults fleet write Step \(step): \(result)") }
-            writeDurations.append(ContinuousClock.now - started)
-            try waitUntil("step \(step) on every host", timeout: .seconds(20)) { arrivals.everyHostHas(step) }
-            for host in 0..<Self.hostCount {
-                if let arrived = arrivals.instant(host: host, step: step) { latencies.append(arrived - started) }
-            }
+            let (command, arrived) = try arrivals.write(
+                step, app: app, cluster: cluster, hosts: hosts, timeout: .seconds(20))
+            writeDurations.append(command)
+            latencies += arrived
         }
 
         #expect(arrivals.outOfOrder.isEmpty, "\(arrivals.outOfOrder)")

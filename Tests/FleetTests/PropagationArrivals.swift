@@ -58,6 +58,23 @@ final class PropagationArrivals: Sendable {
         return subscriptions
     }
 
+    /// Writes `step` to `app`'s forced `Step` with `defaults fleet write` against `cluster` and waits until every
+    /// host has seen it; `hosts` are named in the failure.
+    /// - Returns: How long the command ran, and the time from its start to each host's arrival.
+    func write(
+        _ step: Int64, app: String, cluster: EtcdCluster, hosts: [FleetHost], timeout: Duration
+    ) throws -> (command: Duration, arrivals: [Duration]) {
+        // From the start of the administrator's command: its own run is part of what a change costs.
+        let started = ContinuousClock.now
+        let result = try FleetHost.defaults.run(
+            ["fleet", "write", "-forced", app, "Step", "-int", "\(step)"],
+            environment: ["PREFERENCES_FLEET_ENDPOINTS": cluster.endpoints.joined(separator: ",")])
+        guard result.status == 0 else { throw TestFailure("defaults fleet write Step \(step): \(result)") }
+        let command = ContinuousClock.now - started
+        try waitUntil("step \(step) on every host: \(hosts.map(\.log))", timeout: timeout) { everyHostHas(step) }
+        return (command, (0..<hostCount).compactMap { instant(host: $0, step: step).map { $0 - started } })
+    }
+
     /// The value at `fraction` (0.5 for the median) of `values`, sorted, in milliseconds with one decimal.
     static func percentile(_ values: [Duration], _ fraction: Double) -> String {
         let sorted = values.sorted()
