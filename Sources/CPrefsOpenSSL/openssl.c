@@ -142,9 +142,29 @@ X509 *PEM_read_bio_X509_AUX(BIO *out, X509 **x, pem_password_cb *cb, void *u) {
     return function(out, x, cb, u);
 }
 
+X509_CRL *PEM_read_bio_X509_CRL(BIO *out, X509_CRL **x, pem_password_cb *cb, void *u) {
+    RESOLVED(PEM_read_bio_X509_CRL)
+    return function(out, x, cb, u);
+}
+
 int X509_STORE_add_cert(X509_STORE *ctx, X509 *x) {
     RESOLVED(X509_STORE_add_cert)
     return function(ctx, x);
+}
+
+int X509_STORE_add_crl(X509_STORE *ctx, X509_CRL *x) {
+    RESOLVED(X509_STORE_add_crl)
+    return function(ctx, x);
+}
+
+int X509_STORE_set_flags(X509_STORE *ctx, unsigned long flags) {
+    RESOLVED(X509_STORE_set_flags)
+    return function(ctx, flags);
+}
+
+void X509_CRL_free(X509_CRL *a) {
+    RESOLVED(X509_CRL_free)
+    function(a);
 }
 
 int X509_VERIFY_PARAM_set1_host(X509_VERIFY_PARAM *param, const char *name, size_t namelen) {

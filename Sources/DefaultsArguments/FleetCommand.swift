@@ -46,7 +46,8 @@ package struct FleetCommand: Sendable, Hashable {
     package var prefix: String?
     /// The etcd user (`-user`, else `PREFERENCES_FLEET_USER`); its password comes from the file
     /// `PREFERENCES_FLEET_PASSWORD_FILE` names. TLS files, like the password file, come from the environment only
-    /// (`PREFERENCES_FLEET_CA_FILE`, `PREFERENCES_FLEET_CERTIFICATE_FILE`, `PREFERENCES_FLEET_KEY_FILE`).
+    /// (`PREFERENCES_FLEET_CA_FILE`, `PREFERENCES_FLEET_CRL_FILE`, `PREFERENCES_FLEET_CERTIFICATE_FILE`,
+    /// `PREFERENCES_FLEET_KEY_FILE`).
     package var user: String?
     /// `-behind`: only the hosts that are behind (`fleet hosts`).
     package var behindOnly = false

@@ -334,9 +334,10 @@ package struct Verb: Sendable {
                     + "key and the user, and changes nothing.",
                 "With https:// endpoints the connection is TLS (1.2 or later) and the members' certificates are "
                     + "verified: PREFERENCES_FLEET_CA_FILE names the CA certificates (PEM) that sign them (default: "
-                    + "the system's), PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE a client "
-                    + "certificate and its unencrypted key (PEM, readable by its owner only), for a cluster that "
-                    + "requires one. The endpoints are all http:// or all https://.",
+                    + "the system's), PREFERENCES_FLEET_CRL_FILE revocation lists (PEM) to check them against, "
+                    + "PREFERENCES_FLEET_CERTIFICATE_FILE and PREFERENCES_FLEET_KEY_FILE a client certificate and its "
+                    + "unencrypted key (PEM, readable by its owner only), for a cluster that requires one. The "
+                    + "endpoints are all http:// or all https://.",
                 "write and delete print the etcd revision they wrote. With -wait they then wait (up to -timeout "
                     + "seconds, default 60) until every live host they target has applied it, and say how many have "
                     + "it and which are behind and why; they exit with status 1 when some are still behind. A "

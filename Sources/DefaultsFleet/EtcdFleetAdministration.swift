@@ -47,8 +47,9 @@ package struct EtcdFleetAdministration: FleetAdministration {
             // An empty variable is an unset one, as for the user and the password file.
             func path(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
             let files = EtcdTLSConfiguration(
-                caFile: path("PREFERENCES_FLEET_CA_FILE"), certificateFile: path("PREFERENCES_FLEET_CERTIFICATE_FILE"),
-                keyFile: path("PREFERENCES_FLEET_KEY_FILE"))
+                caFile: path("PREFERENCES_FLEET_CA_FILE"), crlFile: path("PREFERENCES_FLEET_CRL_FILE"),
+                certificateFile: path("PREFERENCES_FLEET_CERTIFICATE_FILE"), keyFile: path("PREFERENCES_FLEET_KEY_FILE")
+            )
             guard (files.certificateFile == nil) == (files.keyFile == nil) else {
                 throw EtcdError(
                     .invalidArgument,

@@ -70,13 +70,14 @@ extension FleetTLSTests {
     }
 
     /// What `openssl s_client` says of the server's certificate: the text of its `verify error:num=N:<text>` line.
-    static func clientVerdict(_ certificates: TestCertificates, _ endpoint: String) throws -> String {
+    static func clientVerdict(_ certificates: TestCertificates, _ endpoint: String, crl: String? = nil) throws -> String
+    {
         let target = String(endpoint.dropFirst("https://".count))
         let result = try BuiltProduct(path: TestCertificates.openssl).run(
             [
                 "s_client", "-connect", target, "-CAfile", certificates.caFile, "-verify_return_error", "-verify_ip",
                 String(target.split(separator: ":")[0]),
-            ])
+            ] + (crl.map { ["-CRL", $0, "-crl_check"] } ?? []))
         let verdict =
             result.standardOutput.firstMatch(of: /verify error:num=\d+:([^\n]+)/)
             ?? result.standardError.firstMatch(of: /verify error:num=\d+:([^\n]+)/)
@@ -114,6 +115,51 @@ extension FleetTLSTests {
                 "the TLS handshake with etcd at \(server.endpoint()) failed: certificate verify failed: \(reason)"),
             "\(result)")
         #expect(result.standardError.contains(hint), "\(result)")
+    }
+
+    @Test func aRevokedServerCertificateIsRefusedWhenTheRevocationListIsGiven() throws {
+        let certificates = try TestCertificates()
+        let certificate = try certificates.makeServerCertificate(
+            "revoked", notBefore: "20200101000000Z", notAfter: "20990101000000Z")
+        let unrevoked = try certificates.makeRevocationList("revoked", revoking: false)
+        let revoked = try certificates.makeRevocationList("revoked", revoking: true)
+        let server = try TLSServer(certificates, certificate: certificate)
+        #expect(try Self.clientVerdict(certificates, server.endpoint(), crl: revoked) == "certificate revoked")
+        func list(crl: String?) throws -> BuiltProduct.Result {
+            try Self.fleet(
+                [server.endpoint()], ca: certificates.caFile, crl: crl, certificate: certificates.clientCertificate,
+                key: certificates.clientKey, ["list"])
+        }
+
+        let refused = try list(crl: revoked)
+        #expect(refused.status == 1, "\(refused)")
+        #expect(
+            refused.standardError.contains(
+                "the TLS handshake with etcd at \(server.endpoint()) failed: certificate verify failed: certificate "
+                    + "revoked (checked against the revocation list file: its CA revoked the member's certificate"),
+            "\(refused)")
+        // The list from before the revocation, and no list at all, let the handshake through (the server is not
+        // etcd, so what follows it fails otherwise).
+        for crl in [unrevoked, nil] {
+            let accepted = try list(crl: crl)
+            #expect(!accepted.standardError.contains("TLS handshake"), "\(accepted)")
+        }
+        // A list that another CA (of the same name) signed is no list of the member's CA: refused, not taken for
+        // "not revoked".
+        let other = try TestCertificates()
+        _ = try other.makeServerCertificate("other", notBefore: "20200101000000Z", notAfter: "20990101000000Z")
+        let foreign = try list(crl: try other.makeRevocationList("other", revoking: false))
+        #expect(
+            foreign.standardError.contains(
+                "certificate verify failed: CRL signature failure (checked against the revocation list file"),
+            "\(foreign)")
+        // A file that holds no list is refused before any connection.
+        let notAList = try list(crl: certificates.caFile)
+        #expect(notAList.status == 1, "\(notAList)")
+        #expect(
+            notAList.standardError.contains(
+                "the TLS revocation list file \(certificates.caFile) holds no PEM certificate revocation list"),
+            "\(notAList)")
     }
 
     @Test func aCertificateForAnotherAddressIsRefused() throws {

@@ -13,10 +13,11 @@ import Testing
 
     /// Runs `defaults fleet …` against `endpoints` with these TLS files (`nil`: the variable is not set).
     static func fleet(
-        _ endpoints: [String], ca: String?, certificate: String?, key: String?, user: String? = nil,
-        passwordFile: String? = nil, _ arguments: [String]
+        _ endpoints: [String], ca: String?, crl: String? = nil, certificate: String?, key: String?,
+        user: String? = nil, passwordFile: String? = nil, _ arguments: [String]
     ) throws -> BuiltProduct.Result {
         var environment = ["PREFERENCES_FLEET_ENDPOINTS": endpoints.joined(separator: ",")]
+        if let crl { environment["PREFERENCES_FLEET_CRL_FILE"] = crl }
         if let user { environment["PREFERENCES_FLEET_USER"] = user }
         if let passwordFile { environment["PREFERENCES_FLEET_PASSWORD_FILE"] = passwordFile }
         if let ca { environment["PREFERENCES_FLEET_CA_FILE"] = ca }

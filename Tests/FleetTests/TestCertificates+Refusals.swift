@@ -24,6 +24,8 @@ extension TestCertificates {
             default_md = sha256
             policy = anything
             unique_subject = no
+            default_crl_days = 2
+            crlnumber = \(authority)/crlnumber
             [anything]
             commonName = optional
             [server]
@@ -33,6 +35,7 @@ extension TestCertificates {
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: "\(authority)/ca.cnf"))
         try Data().write(to: URL(fileURLWithPath: "\(authority)/index.txt"))
         try Data("1000\n".utf8).write(to: URL(fileURLWithPath: "\(authority)/serial"))
+        try Data("01\n".utf8).write(to: URL(fileURLWithPath: "\(authority)/crlnumber"))
         try run([
             "req", "-new", "-config", file("openssl.cnf"), "-key", serverKey, "-out", "\(authority)/request.csr",
             "-subj", "/CN=etcd",
@@ -44,6 +47,24 @@ extension TestCertificates {
             "-extensions", "server", "-notext",
         ])
         return certificate
+    }
+
+    /// The test CA's certificate revocation list after revoking the certificates ``makeServerCertificate(_:address:notBefore:notAfter:extendedKeyUsage:)``
+    /// made under `name` if `revoking` (else a list revoking nothing); returns the list's path (PEM).
+    func makeRevocationList(_ name: String, revoking: Bool) throws -> String {
+        let authority = file("authority-\(name)")
+        if revoking {
+            try run([
+                "ca", "-config", "\(authority)/ca.cnf", "-cert", caFile, "-keyfile", file("ca.key"), "-revoke",
+                file("\(name).pem"),
+            ])
+        }
+        let list = file("\(name)-\(revoking ? "revoked" : "none").crl.pem")
+        try run([
+            "ca", "-config", "\(authority)/ca.cnf", "-cert", caFile, "-keyfile", file("ca.key"), "-gencrl", "-out",
+            list,
+        ])
+        return list
     }
 
     /// A client certificate signed by the test's CA whose subject has no Common Name (an organization only; the host

@@ -4,7 +4,7 @@ import PrefsFleet
 import PrefsPlist
 import Testing
 
-/// prefsd's fleet TLS settings (`FleetCAFile`, `FleetCertificateFile`, `FleetKeyFile`): the ones that cannot be used
+/// prefsd's fleet TLS settings (`FleetCAFile`, `FleetCRLFile`, `FleetCertificateFile`, `FleetKeyFile`): the ones that cannot be used
 /// refuse the fleet, with the reason. Files that can be used are tested against a real etcd in FleetTests.
 @Suite struct FleetTLSSettingsTests {
     static let secure: PlistValue = .array(["https://127.0.0.1:2379", "https://127.0.0.1:2380"])
@@ -32,6 +32,15 @@ import Testing
             (
                 ["FleetEndpoints": secure, "FleetCAFile": "/nonexistent/ca.pem"],
                 "fleet TLS settings of domain prefsd: cannot read the TLS CA file: cannot open /nonexistent/ca.pem"
+            ),
+            (
+                ["FleetEndpoints": secure, "FleetCRLFile": "/nonexistent/ca.crl"],
+                "fleet TLS settings of domain prefsd: cannot read the TLS revocation list file: cannot open "
+                    + "/nonexistent/ca.crl"
+            ),
+            (
+                ["FleetEndpoints": "http://127.0.0.1:2379", "FleetCRLFile": "/etc/ca.crl"],
+                "TLS files are given but the etcd endpoints are http://"
             ),
             (
                 ["FleetEndpoints": "https://127.0.0.1:2379, http://127.0.0.1:2380"],

@@ -68,6 +68,7 @@ package final class FleetConfiguration: Sendable {
             changes.applied.append("FleetPasswordFile: the password changed")
         }
         compare("FleetCAFile", old.tls?.configuration.caFile ?? "none", new.tls?.configuration.caFile ?? "none")
+        compare("FleetCRLFile", old.tls?.configuration.crlFile ?? "none", new.tls?.configuration.crlFile ?? "none")
         compare(
             "FleetCertificateFile", old.tls?.configuration.certificateFile ?? "none",
             new.tls?.configuration.certificateFile ?? "none")
@@ -75,7 +76,7 @@ package final class FleetConfiguration: Sendable {
         if let before = old.tls, let after = new.tls, before.configuration == after.configuration,
             before.fingerprint != after.fingerprint
         {
-            changes.applied.append("TLS files: the certificates or the key were renewed")
+            changes.applied.append("TLS files: the certificates, revocation lists or the key were renewed")
         }
         compare("FleetHostTTL", "\(old.hostTTL)", "\(new.hostTTL)")
         compare("FleetHostName", old.hostName, new.hostName)

@@ -19,6 +19,7 @@ import PrefsStore
 /// | `FleetRoamingDomains` | array of strings | none | The user's domains that roam between the user's hosts. |
 /// | `FleetRoamingUser` | string | the login name | The name the roaming domains are kept under in etcd. |
 /// | `FleetCAFile` | string | the system's CAs | For `https://`: the CA certificates (PEM) that sign the members'. |
+/// | `FleetCRLFile` | string | none | For `https://`: revocation lists (PEM) the members' certificates are checked against. |
 /// | `FleetCertificateFile` | string | none | For `https://`: this host's client certificate (PEM). |
 /// | `FleetKeyFile` | string | none | Its private key (PEM), readable by its owner only; with `FleetCertificateFile`. |
 /// | `FleetHostTTL` | integer, 5–3600 | 30 | Seconds a host stays in the registry after its prefsd last renewed its lease. |
@@ -152,7 +153,8 @@ package struct FleetSettings: Sendable, Equatable {
         // TLS files, read now: one that cannot be used refuses the fleet, as a password file does.
         var files = EtcdTLSConfiguration()
         let fileKeys: [(String, WritableKeyPath<EtcdTLSConfiguration, String?>)] = [
-            ("FleetCAFile", \.caFile), ("FleetCertificateFile", \.certificateFile), ("FleetKeyFile", \.keyFile),
+            ("FleetCAFile", \.caFile), ("FleetCRLFile", \.crlFile), ("FleetCertificateFile", \.certificateFile),
+            ("FleetKeyFile", \.keyFile),
         ]
         for (key, file) in fileKeys where values[key] != nil {
             guard case .string(let path)? = values[key], !path.isEmpty else {

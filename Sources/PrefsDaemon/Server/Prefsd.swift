@@ -38,8 +38,9 @@ public enum Prefsd {
         MaxFrameObjects, MaxDepth, MaxDomainBytes, MaxKeyBytes, MaxSubscriptions, SubscriptionQueueLength,
         MaxSuites, MaxBufferedFrameBytes (docs/DAEMON.md).
         fleet settings, read at start-up and on SIGHUP (docs/FLEET.md, "Settings"): FleetEndpoints, FleetPrefix,
-        FleetGroups, FleetMaxValueBytes, FleetUser, FleetPasswordFile, FleetCAFile, FleetCertificateFile,
-        FleetKeyFile, FleetRoamingDomains, FleetRoamingUser, FleetHostTTL, FleetHostName, FleetWatchCheckSeconds.
+        FleetGroups, FleetMaxValueBytes, FleetUser, FleetPasswordFile, FleetCAFile, FleetCRLFile,
+        FleetCertificateFile, FleetKeyFile, FleetRoamingDomains, FleetRoamingUser, FleetHostTTL, FleetHostName,
+        FleetWatchCheckSeconds.
         exit status: 0 after a clean stop, 1 when start-up failed, 2 for a usage error (its reason on standard error).
 
         """

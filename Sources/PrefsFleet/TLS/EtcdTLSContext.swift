@@ -17,7 +17,8 @@ package final class EtcdTLSContext: @unchecked Sendable {
     static let maxFileBytes = 4 << 20
 
     /// Reads the files and builds the context: TLS 1.2 at least, the server's certificate verified against the CA
-    /// file (or the system's CA certificates) and the endpoint's host name or address.
+    /// file (or the system's CA certificates), the revocation lists when given, and the endpoint's host name or
+    /// address.
     /// - Throws: ``EtcdError`` with code `invalidArgument`, naming the file: missing or unreadable, not PEM, a key
     ///   that is encrypted or not the certificate's, a key file open to its group or to others (as for a password
     ///   file), or a certificate without its key or a key without its certificate.
@@ -32,16 +33,18 @@ package final class EtcdTLSContext: @unchecked Sendable {
             return OpenSSL.PEMFile(path: path, bytes: bytes)
         }
         let trusted = try read(configuration.caFile, "TLS CA file", isSecret: false)
+        let revocations = try read(configuration.crlFile, "TLS revocation list file", isSecret: false)
         let certificate = try read(configuration.certificateFile, "TLS certificate file", isSecret: false)
         let key = try read(configuration.keyFile, "TLS key file", isSecret: true)
         self.configuration = configuration
         var digest: UInt64 = 0xcbf2_9ce4_8422_2325
-        for file in [trusted, certificate, key] {
+        for file in [trusted, revocations, certificate, key] {
             for byte in file?.bytes ?? [] { digest = (digest ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
             digest = (digest ^ 0xff) &* 0x0000_0100_0000_01b3  // Where one file ends and the next begins.
         }
         self.fingerprint = digest
-        self.context = try OpenSSL.makeClientContext(trusted: trusted, certificate: certificate, key: key)
+        self.context = try OpenSSL.makeClientContext(
+            trusted: trusted, revocations: revocations, certificate: certificate, key: key)
     }
 
     deinit {

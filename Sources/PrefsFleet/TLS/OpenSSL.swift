@@ -19,16 +19,19 @@ enum OpenSSL {
     // MARK: Context
 
     /// Creates a client context: TLS 1.2 at least, the server's certificate verified against `trusted` (or the
-    /// system's CA paths), and the client certificate and its key when given.
+    /// system's CA paths) and, when given, checked against certificate revocation lists, and the client certificate
+    /// and its key when given.
     /// - Parameters:
     ///   - trusted: CA certificates, PEM; `nil` for the system's (`SSL_CTX_set_default_verify_paths`).
+    ///   - revocations: Certificate revocation lists, PEM, of the CAs that issue the servers' certificates; `nil` to
+    ///     check none.
     ///   - certificate: The client certificate, PEM, with its intermediate CAs after it, if any.
     ///   - key: The client certificate's private key, PEM, unencrypted.
     /// - Returns: The `SSL_CTX`, which ``freeContext(_:)`` frees.
     /// - Throws: ``EtcdError`` with code `invalidArgument`, naming the file that cannot be used and why, or
     ///   `unavailable` when libssl.so.3 cannot be loaded.
     static func makeClientContext(
-        trusted: PEMFile?, certificate: PEMFile?, key: PEMFile?
+        trusted: PEMFile?, revocations: PEMFile? = nil, certificate: PEMFile?, key: PEMFile?
     ) throws(EtcdError) -> OpaquePointer {
         try load()
         ERR_clear_error()
@@ -46,9 +49,37 @@ enum OpenSSL {
         } else if SSL_CTX_set_default_verify_paths(context) != 1 {
             throw EtcdError(.invalidArgument, "cannot use the system's CA certificates: \(takeErrors())")
         }
+        if let revocations { try checkRevocations(revocations, in: context) }
         if let certificate, let key { try useCertificate(certificate, key: key, in: context) }
         made = true
         return context
+    }
+
+    /// Adds the revocation lists in `file` to the context's store and has the server's certificate checked against
+    /// them (`X509_V_FLAG_CRL_CHECK`: the leaf; a leaf whose issuer has no list there is refused, `unable to get
+    /// certificate CRL`, since a list that was meant to be there and is not must not pass as "not revoked").
+    private static func checkRevocations(_ file: PEMFile, in context: OpaquePointer) throws(EtcdError) {
+        let bio = try memoryBIO(file)
+        defer { BIO_free(bio) }
+        let store = SSL_CTX_get_cert_store(context)
+        var count = 0
+        while let list = PEM_read_bio_X509_CRL(bio, nil, nil, nil) {
+            defer { X509_CRL_free(list) }
+            guard X509_STORE_add_crl(store, list) == 1 else {
+                throw EtcdError(
+                    .invalidArgument, "cannot use revocation list \(count + 1) of \(file.path): \(takeErrors())")
+            }
+            count += 1
+        }
+        guard count > 0 else {
+            throw EtcdError(
+                .invalidArgument,
+                "the TLS revocation list file \(file.path) holds no PEM certificate revocation list: \(takeErrors())")
+        }
+        try expectEndOfFile(file, after: "revocation list \(count)")
+        guard X509_STORE_set_flags(store, UInt(X509_V_FLAG_CRL_CHECK)) == 1 else {
+            throw EtcdError(.invalidArgument, "cannot check revocation lists: \(takeErrors())")
+        }
     }
 
     /// Loads libssl, which nothing links (CPrefsOpenSSL's openssl.c): a context comes first in every use of TLS,
@@ -178,6 +209,8 @@ enum OpenSSL {
         case name
         /// It is not for a TLS server (its extended key usage lacks serverAuth).
         case purpose
+        /// Its CA revoked it, or no revocation list of its CA was given (with ``EtcdTLSConfiguration/crlFile``).
+        case revocation
         /// Anything else (a bad signature, a malformed certificate).
         case other
 
@@ -193,6 +226,10 @@ enum OpenSSL {
                 self = .name
             case X509_V_ERR_INVALID_PURPOSE:
                 self = .purpose
+            case X509_V_ERR_CERT_REVOKED, X509_V_ERR_UNABLE_TO_GET_CRL, X509_V_ERR_CRL_HAS_EXPIRED,
+                X509_V_ERR_CRL_NOT_YET_VALID, X509_V_ERR_CRL_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER,
+                X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE:
+                self = .revocation
             default:
                 self = .other
             }

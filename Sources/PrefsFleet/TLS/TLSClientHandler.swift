@@ -225,6 +225,9 @@ final class TLSClientHandler: ChannelDuplexHandler {
                 case .name: " (the member's certificate does not name \(endpoint.host) in its subjectAltName)"
                 case .purpose:
                     " (the member's certificate is not for a TLS server: its extended key usage lacks serverAuth)"
+                case .revocation:
+                    " (checked against the revocation list file: its CA revoked the member's certificate, or the file "
+                        + "holds no current list signed by that CA)"
                 case .other: ""
                 }
             return EtcdError(
