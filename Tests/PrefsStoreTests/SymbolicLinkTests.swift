@@ -85,12 +85,15 @@ import Testing
         try writer.set("light", forKey: "theme", in: app)
         try writer.synchronize()
         #expect(eventually { watching.value(forKey: "theme", in: app) == "light" })
-        #expect(recorder.events.contains { $0.key == "theme" && $0.newValue == "light" })
+        // The event is delivered on the store's worker thread just after the value is in place: wait for it too.
+        #expect(eventually { recorder.events.contains { $0.key == "theme" && $0.newValue == "light" } })
 
         // The dotfile manager's own change (a `git pull` in its tree) is a hand edit of the target.
         try writeFileByRename(target, try PlistSerialization.encode(["theme": "solarized"], format: .xml))
         #expect(eventually { watching.value(forKey: "theme", in: app) == "solarized" })
-        #expect(recorder.events.contains { $0.newValue == "solarized" && $0.origin == .external })
+        #expect(
+            eventually { recorder.events.contains { $0.newValue == "solarized" && $0.origin == .external } },
+            "\(recorder.events)")
         _ = token
     }
 
