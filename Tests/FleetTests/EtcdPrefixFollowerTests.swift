@@ -51,7 +51,7 @@ import Testing
         Task {
             await EtcdPrefixFollower(backoff: (.milliseconds(10), .milliseconds(200))).follow(
                 from: revision,
-                round: { _ in EtcdPrefixFollower.Round(client: client, prefix: "/follow/") },
+                round: { EtcdPrefixFollower.Round(client: client, prefix: "/follow/") },
                 apply: { update, endpoint in journal.record(update, from: endpoint) },
                 lost: { error, endpoint in journal.append("lost \(endpoint)") },
                 compacted: { _ in journal.append("compacted") },

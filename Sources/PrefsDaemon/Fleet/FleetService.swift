@@ -95,7 +95,7 @@ struct FleetService: Service {
         let applied = mirror.state.withLock { $0.revision }
         await EtcdPrefixFollower(backoff: Self.backoff).follow(
             from: applied == 0 ? nil : applied,
-            round: { _ in
+            round: {
                 var reloaded = false
                 var readsAgain = false
                 if configuration.changes.generation != generation {

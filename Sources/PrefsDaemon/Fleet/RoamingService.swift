@@ -11,8 +11,8 @@ import Synchronization
 /// prefsd's group, present only when the fleet settings name roaming domains.
 ///
 /// Two tasks. The watch reads `<prefix>users/<user>/` once, then watches it, reconnecting with the same backoff as
-/// the managed domains (the same `EtcdPrefixFollower`); it hands each version of a roaming domain to the synchronizer. The synchronizer is the one
-/// place that changes the replicas: it takes in local edits (the store's observation of each domain: `defaults`,
+/// the managed domains (the same `EtcdPrefixFollower`); it hands each version of a roaming domain to the
+/// synchronizer. The synchronizer is the one place that changes the replicas: it takes in local edits (the store's observation of each domain: `defaults`,
 /// clients, hand edits), merges etcd's versions into the local domain with an atomic update of the store, and
 /// pushes what is pending with a compare on the revision it was based on. A push that fails for want of etcd is
 /// tried again after a pause that doubles from 100 ms to 5 s; the changes wait in the state file meanwhile, across
@@ -88,7 +88,7 @@ struct RoamingService: Service {
         let prefix = settings.layout.roamingPrefix(user: settings.roamingUser)
         await EtcdPrefixFollower(backoff: FleetService.backoff).follow(
             from: nil,
-            round: { _ in EtcdPrefixFollower.Round(client: client, prefix: prefix) },
+            round: { EtcdPrefixFollower.Round(client: client, prefix: prefix) },
             apply: { [self] update, _ in
                 switch update {
                 case .snapshot(let result):

@@ -56,8 +56,7 @@ package struct EtcdPrefixFollower: Sendable {
     /// Follows until cancelled.
     /// - Parameters:
     ///   - revision: The revision already applied, to watch from the one after; `nil` to read the prefix first.
-    ///   - round: What the next connection uses, asked before each one; `restarted` says whether the round before
-    ///     ended with ``Restart`` (the pause then starts again from the shortest).
+    ///   - round: What the next connection uses, asked before each one.
     ///   - apply: Applies what arrived, on the watch's event loop (it must not block); throwing ends the watch.
     ///   - beside: Runs beside each watch on its endpoint, if given; throwing ends the watch.
     ///   - lost: Told when a round failed (not when it was compacted, restarted or cancelled), with its endpoint.
@@ -65,7 +64,7 @@ package struct EtcdPrefixFollower: Sendable {
     ///   - pause: Waits the pause between two connections (a caller may end it early).
     package func follow(
         from revision: Int64?,
-        round: (_ restarted: Bool) -> Round,
+        round: () -> Round,
         apply: @escaping @Sendable (Update, EtcdEndpoint) throws -> Void,
         beside: (@Sendable (EtcdClient, EtcdEndpoint) async throws -> Void)? = nil,
         lost: (any Error, EtcdEndpoint) -> Void,
@@ -76,7 +75,7 @@ package struct EtcdPrefixFollower: Sendable {
         var wait = backoff.first
         var restarted = false
         while !Task.isCancelled {
-            let current = round(restarted)
+            let current = round()
             if restarted || current.readsAgain || current.resetsPause { wait = backoff.first }
             if current.readsAgain { applied = nil }
             restarted = false

@@ -31,7 +31,7 @@ enum OpenSSL {
     /// - Throws: ``EtcdError`` with code `invalidArgument`, naming the file that cannot be used and why, or
     ///   `unavailable` when libssl.so.3 cannot be loaded.
     static func makeClientContext(
-        trusted: PEMFile?, revocations: PEMFile? = nil, certificate: PEMFile?, key: PEMFile?
+        trusted: PEMFile?, revocations: PEMFile?, certificate: PEMFile?, key: PEMFile?
     ) throws(EtcdError) -> OpaquePointer {
         try load()
         ERR_clear_error()
@@ -92,7 +92,7 @@ enum OpenSSL {
         }
     }
 
-    /// Frees a context from ``makeClientContext(trusted:certificate:key:)`` (connections hold their own reference).
+    /// Frees a context from ``makeClientContext(trusted:revocations:certificate:key:)`` (connections hold their own reference).
     static func freeContext(_ context: OpaquePointer) {
         SSL_CTX_free(context)
     }
